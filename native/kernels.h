@@ -1,0 +1,83 @@
+/* sadedup native kernels: plain C over caller-owned buffers.
+ *
+ * Conventions shared by every kernel:
+ *  - tokens are unsigned integers of `es` bytes (1, 2 or 4) in native byte order and are
+ *    ordered numerically, which is the order pydivsufsort sorts them in;
+ *  - index arrays (suffix array, LCP, window positions, group ids) are int32 or int64,
+ *    said by a flag, so shards under 2^31 tokens pay 4 bytes per entry, not 8;
+ *  - no kernel allocates more than O(K) memory or touches Python: the binding module
+ *    releases the GIL around every call.
+ */
+#ifndef SADEDUP_KERNELS_H
+#define SADEDUP_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+static inline uint32_t tok_at(const uint8_t *T, int64_t i, int es) {
+    switch (es) {
+    case 1: return T[i];
+    case 2: return ((const uint16_t *)T)[i];
+    default: return ((const uint32_t *)T)[i];
+    }
+}
+
+static inline int64_t idx_at(const void *a, int64_t i, int is64) {
+    return is64 ? ((const int64_t *)a)[i] : (int64_t)((const int32_t *)a)[i];
+}
+
+static inline void idx_set(void *a, int64_t i, int is64, int64_t v) {
+    if (is64) ((int64_t *)a)[i] = v;
+    else ((int32_t *)a)[i] = (int32_t)v;
+}
+
+/* LCP array from text and suffix array (Phi algorithm, Karkkainen, Manzini & Puglisi 2009):
+ * lcp[0] = 0, lcp[i] = LCP(T[sa[i-1]:], T[sa[i]:]). Uses `lcp` itself for Phi and then
+ * for PLCP, plus `tmp` (n entries of the same width) for the permutation back. */
+void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void *tmp, int is64);
+
+/* Walks one shard's suffix array and keeps the L-windows that lie inside one document
+ * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wnew[j] is 1 where a
+ * new distinct window starts (its first L tokens differ from the previous kept one).
+ * Returns the number of windows kept. */
+int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
+                         int64_t L, void *wpos, int wpos64, uint8_t *wnew);
+
+/* One shard's sorted stream of distinct windows, as made by sd_local_windows. */
+typedef struct {
+    const uint8_t *T;
+    const void *wpos;
+    int wpos64;
+    const uint8_t *wnew;
+    int64_t nw;
+    int64_t *run_gid; /* out: one group id per distinct window of the shard, -1 if unique */
+} sd_stream;
+
+/* k-way merge of the shards' distinct-window streams. Windows are compared on at most L
+ * tokens, so a pair costs O(L) however long the shared suffix is. Every global group of
+ * equal windows that occurs at least twice in the corpus gets a dense id, in lexicographic
+ * order; windows that occur once get -1. Returns the number of groups, or -1 on OOM. */
+int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);
+
+/* Keep-first selection for one shard, shards visited in document order.
+ *   gid: group id per position (-1: unique or not a window); doc_start: ndocs+1 offsets;
+ *   src: per group, the global position of its first occurrence in surviving text, or -1
+ *        (state carried from shard to shard); scratch: >= max windows per doc entries.
+ * Outputs per document removed[] and dropped[], and the spans (maximal runs of tokens
+ * covered by duplicate windows) with the source of each span's first window.
+ * Returns the number of spans written. */
+int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
+                        double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
+                        int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
+                        int64_t *sp_end, int64_t *sp_src);
+
+/* keep="none": first and second global occurrence of every group (state across shards). */
+void sd_first_two(const void *gid, int gid64, int64_t n, int64_t base, int64_t *first, int64_t *second);
+
+/* keep="none" selection: every window of a repeated group is struck. */
+int64_t sd_select_none(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
+                       double drop_fraction, int64_t base, const int64_t *first, const int64_t *second,
+                       int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
+                       int64_t *sp_end, int64_t *sp_src);
+
+#endif

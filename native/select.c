@@ -1,0 +1,98 @@
+#include "kernels.h"
+
+/* Span builder: duplicate windows arrive in increasing position; windows that overlap or
+ * touch the open span extend it (the removed tokens are the union, in maximal runs). */
+typedef struct {
+    int64_t start, end, src;
+    int open;
+    int64_t removed, nsp;
+    int64_t *sp_doc, *sp_start, *sp_end, *sp_src;
+} spans_t;
+
+static void span_close(spans_t *s, int64_t doc, int64_t doc_start) {
+    if (!s->open) return;
+    s->sp_doc[s->nsp] = doc;
+    s->sp_start[s->nsp] = s->start - doc_start;
+    s->sp_end[s->nsp] = s->end - doc_start;
+    s->sp_src[s->nsp] = s->src;
+    s->nsp++;
+    s->removed += s->end - s->start;
+    s->open = 0;
+}
+
+static void span_add(spans_t *s, int64_t p, int64_t L, int64_t src, int64_t doc, int64_t doc_start) {
+    if (s->open && p <= s->end) {
+        if (p + L > s->end) s->end = p + L;
+        return;
+    }
+    span_close(s, doc, doc_start);
+    s->open = 1;
+    s->start = p;
+    s->end = p + L;
+    s->src = src;
+}
+
+static int is_dropped(int64_t removed, int64_t ntok, double drop_fraction) {
+    return ntok > 0 && (double)removed / (double)ntok > drop_fraction;
+}
+
+int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
+                        double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
+                        int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
+                        int64_t *sp_end, int64_t *sp_src) {
+    spans_t s = {0};
+    s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
+    for (int64_t d = 0; d < ndocs; d++) {
+        int64_t a = doc_start[d], b = doc_start[d + 1];
+        int64_t nset = 0;
+        s.removed = 0;
+        for (int64_t p = a; p + L <= b; p++) {
+            int64_t g = idx_at(gid, p, gid64);
+            if (g < 0) continue;
+            if (src[g] >= 0) {
+                span_add(&s, p, L, src[g], d, a);
+            } else {
+                /* First sight in text that survives so far; undone if this document drops. */
+                src[g] = base + p;
+                scratch[nset++] = g;
+            }
+        }
+        span_close(&s, d, a);
+        removed[d] = s.removed;
+        dropped[d] = (uint8_t)is_dropped(s.removed, b - a, drop_fraction);
+        if (dropped[d])
+            for (int64_t j = 0; j < nset; j++) src[scratch[j]] = -1;
+    }
+    return s.nsp;
+}
+
+void sd_first_two(const void *gid, int gid64, int64_t n, int64_t base, int64_t *first, int64_t *second) {
+    for (int64_t p = 0; p < n; p++) {
+        int64_t g = idx_at(gid, p, gid64);
+        if (g < 0) continue;
+        if (first[g] < 0) first[g] = base + p;
+        else if (second[g] < 0) second[g] = base + p;
+    }
+}
+
+int64_t sd_select_none(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
+                       double drop_fraction, int64_t base, const int64_t *first, const int64_t *second,
+                       int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
+                       int64_t *sp_end, int64_t *sp_src) {
+    spans_t s = {0};
+    s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
+    for (int64_t d = 0; d < ndocs; d++) {
+        int64_t a = doc_start[d], b = doc_start[d + 1];
+        s.removed = 0;
+        for (int64_t p = a; p + L <= b; p++) {
+            int64_t g = idx_at(gid, p, gid64);
+            if (g < 0) continue;
+            int64_t srcp = first[g] == base + p ? second[g] : first[g];
+            span_add(&s, p, L, srcp, d, a);
+        }
+        span_close(&s, d, a);
+        removed[d] = s.removed;
+        dropped[d] = (uint8_t)is_dropped(s.removed, b - a, drop_fraction);
+    }
+    return s.nsp;
+}

@@ -1,0 +1,244 @@
+"""The `sadedup` command: a thin layer over the Python API in sadedup.pipeline / sadedup.inspect."""
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from . import inspect as insp
+from . import pipeline
+from .errors import SadedupError
+from .progress import console, set_quiet
+
+app = typer.Typer(
+    name="sadedup",
+    help="Deduplicate LLM training corpora: exact and near-duplicate documents, and repeated passages, "
+         "with every decision recorded in SQLite.\n\n"
+         "Quick start: `sadedup run` dedups the bundled sample corpus; "
+         "`sadedup run --input data.jsonl --output clean.jsonl --workdir work/` your own. "
+         "Then ask why: `sadedup sql work/ \"SELECT reason, count(*) FROM documents GROUP BY reason\"`.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_debug = False
+
+Workdir = Annotated[Path, typer.Option("--workdir", "-w", help="Work folder: artifacts and sadedup.db live here.")]
+WorkdirArg = Annotated[Path, typer.Argument(help="Work folder of a run (holds sadedup.db).")]
+Sets = Annotated[Optional[list[str]], typer.Option(
+    "--set", "-s", help="Override a workflow key, SECTION.KEY=VALUE, e.g. substring.min_length=50 or "
+                        "stages=substring (lists are comma-separated). Repeatable.")]
+Inputs = Annotated[Optional[list[Path]], typer.Option(
+    "--input", "-i", help="A .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt file, or a folder of them "
+                          "(read sorted by path). Repeatable; documents are ordered by the order given.")]
+WorkflowArg = Annotated[Optional[str], typer.Argument(
+    help="Workflow: a built-in name (default, c4, fineweb, keep_first) or a path to a .toml file.")]
+Executor = Annotated[str, typer.Option(help="Where per-shard work runs: local (a process pool) or inline.")]
+Workers = Annotated[Optional[int], typer.Option(help="Worker processes (default: run.workers, 0 = every core).")]
+Restart = Annotated[bool, typer.Option("--restart", help="Forget everything in the work folder and start over.")]
+
+
+@app.callback()
+def _main(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+          quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors and results.")] = False):
+    global _debug
+    _debug = debug
+    set_quiet(quiet)
+
+
+def _sample_paths() -> tuple[list[Path], Path, Path]:
+    from importlib import resources
+
+    sample = Path(str(resources.files("sadedup.data") / "sample.jsonl.gz"))
+    return [sample], Path("sadedup-sample.jsonl.gz"), Path("sadedup-sample-work")
+
+
+@app.command()
+def run(workflow: WorkflowArg = None, input: Inputs = None,
+        output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file; its suffix picks the "
+                                                       "format (.jsonl, .jsonl.gz, .jsonl.zst, .parquet).")] = None,
+        workdir: Annotated[Optional[Path], typer.Option("--workdir", "-w", help="Work folder.")] = None,
+        set: Sets = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None):
+    """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
+
+    Work already done in the work folder is skipped, so rerunning after a crash resumes.
+    With no --input, dedups the sample corpus bundled with sadedup.
+    """
+    if not input:
+        inputs, default_out, default_work = _sample_paths()
+        output = output or default_out
+        workdir = workdir or default_work
+        console.print(f"sadedup: no --input given: running on the bundled sample corpus {inputs[0].name}")
+    else:
+        inputs = input
+    if output is None or workdir is None:
+        raise SadedupError("pass --output PATH and --workdir DIR with --input")
+    summary = pipeline.run(inputs, output, workdir, workflow, set, restart=restart, executor=executor,
+                           workers=workers)
+    _print_summary(workdir, summary)
+
+
+def _print_summary(workdir: Path, summary: dict) -> None:
+    cols, rows = insp.sql(workdir, "SELECT status, coalesce(reason, '') AS reason, count(*) AS documents "
+                                   "FROM documents GROUP BY 1, 2 ORDER BY 1 DESC, 2")
+    t = Table(title=f"sadedup: {workdir}", show_edge=False)
+    for c in cols:
+        t.add_column(c)
+    for r in rows:
+        t.add_row(*map(str, r))
+    errors = insp.sql(workdir, "SELECT count(*) FROM input_errors")[1][0][0]
+    t.add_row("set aside", "input_errors", str(errors))
+    console.print(t)
+    console.print(f"output: {summary['export']['output']} ({summary['export']['rows']} documents); "
+                  f"audit: sadedup sql {workdir} \"SELECT * FROM spans LIMIT 5\"")
+
+
+@app.command()
+def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir = ..., set: Sets = None,
+           restart: Restart = False):
+    """Read the inputs into the work folder: one `documents` row per valid input row, the rest in
+    `input_errors` with file, row and reason."""
+    print_detail(pipeline.ingest(input or [], workdir, workflow, set, restart))
+
+
+@app.command()
+def tokenize(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+    """Tokenize the surviving documents and cut them into shards of whole documents."""
+    print_detail(pipeline.tokenize(workdir, set, executor, workers))
+
+
+@app.command()
+def build(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+    """Build each shard's suffix array and LCP array (.npy); finished shards are kept on rerun."""
+    print_detail(pipeline.build(workdir, set, executor, workers))
+
+
+@app.command()
+def repeats(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+    """Merge the shards' suffix arrays into groups of equal L-token windows across the corpus."""
+    print_detail(pipeline.repeats(workdir, set, executor, workers))
+
+
+@app.command()
+def remove(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+    """Apply the keep rule (first / none) and the drop rule; record spans and decisions."""
+    print_detail(pipeline.remove(workdir, set, executor, workers))
+
+
+@app.command()
+def export(workdir: WorkdirArg,
+           output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
+                                                          "run's --output).")] = None,
+           set: Sets = None):
+    """Write the kept documents in input order and format, with the removed passages cut out."""
+    print_detail(pipeline.export(workdir, output, set))
+
+
+@app.command()
+def status(workdir: WorkdirArg):
+    """What is done, what is pending or was interrupted, and what failed (with why), stage by stage."""
+    rows = insp.status(workdir)
+    t = Table(show_edge=False)
+    for c in ("stage", "shard", "status", "finished", "detail"):
+        t.add_column(c)
+    for r in rows:
+        detail = r["error"] or ", ".join(f"{k}={v}" for k, v in r["detail"].items())
+        st = "interrupted" if r["status"] == "running" else r["status"]
+        t.add_row(r["stage"], "" if r["shard"] is None else str(r["shard"]), st, r["finished_at"] or "", detail)
+    Console = type(console)
+    Console(highlight=False, width=200).print(t)
+    done = {r["stage"] for r in rows if r["shard"] is None and r["status"] == "done"}
+    wf_stages = ["ingest", "tokenize", "build", "repeats", "remove", "export"]
+    pending = [s for s in wf_stages if s not in done]
+    print(f"pending: {', '.join(pending) if pending else 'nothing'}")
+
+
+@app.command()
+def sql(workdir: WorkdirArg, query: Annotated[str, typer.Argument(help="One SQL statement; the database is "
+                                                                      "opened read-only.")],
+        format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json.")] = "table"):
+    """Query the provenance database read-only. Tables: runs, documents, spans, clusters,
+    cluster_members, stages, input_errors.
+
+    Example: sadedup sql work/ "SELECT doc_id, coverage FROM documents ORDER BY coverage DESC LIMIT 10"
+    """
+    cols, rows = insp.sql(workdir, query)
+    if format == "table":
+        t = Table(show_edge=False)
+        for c in cols:
+            t.add_column(c)
+        for r in rows:
+            t.add_row(*["NULL" if v is None else str(v) for v in r])
+        type(console)(highlight=False, width=200).print(t)
+    else:
+        sys.stdout.write(insp.format_rows(cols, rows, format))
+
+
+@app.command()
+def explain(workdir: WorkdirArg, doc: Annotated[str, typer.Argument(help="A doc_id, or the value of the "
+                                                                        "input's id field.")]):
+    """Say why a document was kept, cut or dropped, showing each removed span beside the
+    earlier text it duplicated."""
+    info = insp.explain(workdir, doc)
+    d = info["document"]
+    out = type(console)(highlight=False, width=200)
+    verdict = d["status"] if d["reason"] is None else f"{d['status']} ({d['reason']})"
+    if d["status"] == "kept" and info["spans"]:
+        verdict = f"kept, cut in {len(info['spans'])} place(s)"
+    out.print(f"document {d['doc_id']} (id {d['ext_id']!r}, {d['source']} row {d['source_row']}): {verdict}")
+    if d["n_tokens"] is not None:
+        out.print(f"  {d['removed_tokens']} of {d['n_tokens']} tokens removed (coverage {d['coverage']:.3f})")
+    for c in info["clusters"]:
+        out.print(f"  {c['method']} cluster {c['cluster_id']} of {c['size']}: kept document {c['kept_doc_id']} "
+                  f"by rule {c['keep_rule']}" + (f", similarity {c['similarity']:.3f}" if c["similarity"] else ""))
+    for s in info["spans"]:
+        out.print(f"  span {s['span_id']}: tokens [{s['tok_start']}, {s['tok_end']}), chars [{s['char_start']}, "
+                  f"{s['char_end']}) duplicates document {s['src_doc_id']} at token {s['src_tok_start']}")
+        out.print(f"    removed: {_clip(s['text'])}")
+        out.print(f"    earlier: {_clip(s['source_text'])}")
+
+
+def _clip(text: str | None, n: int = 160) -> str:
+    if text is None:
+        return "(none)"
+    text = text.replace("\n", "\\n")
+    return repr(text if len(text) <= n else text[: n // 2] + " ... " + text[-n // 2:])
+
+
+def print_detail(detail: dict) -> None:
+    console.print(", ".join(f"{k}={v}" for k, v in detail.items()))
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except SadedupError as e:
+        print(f"sadedup: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("sadedup: interrupted; rerun the same command to resume", file=sys.stderr)
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as e:  # click usage errors and the unexpected
+        import click
+
+        if isinstance(e, click.exceptions.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        if isinstance(e, click.exceptions.Abort):
+            sys.exit(1)
+        if _debug:
+            traceback.print_exc()
+        print(f"sadedup: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)",
+              file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

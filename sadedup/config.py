@@ -1,0 +1,287 @@
+"""Workflow files: TOML in, one validated, fully resolved configuration out.
+
+A workflow names the stages to run and the options of each. Every key is checked before
+any work starts: an unknown key, a wrong type or a value out of range is a ConfigError that
+names the key. `--set section.key=value` overrides use the same checks, parsed by the
+key's declared type (lists are comma-separated).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from .errors import ConfigError
+
+STAGES = ("exact", "minhash", "substring")
+
+
+def _check(cond: bool, key: str, msg: str) -> None:
+    if not cond:
+        raise ConfigError(f"workflow key {key}: {msg}")
+
+
+@dataclass(frozen=True)
+class InputConfig:
+    text_field: str = "text"
+    id_field: str = "id"
+
+    def validate(self) -> None:
+        _check(bool(self.text_field), "input.text_field", "must not be empty")
+
+
+@dataclass(frozen=True)
+class ExactConfig:
+    lowercase: bool = False
+    keep: str = "first"
+
+    def validate(self) -> None:
+        _check(self.keep in ("first", "longest", "shortest") or self.keep.startswith("column:"),
+               "exact.keep", f"must be first, longest, shortest or column:NAME, not {self.keep!r}")
+
+
+@dataclass(frozen=True)
+class MinhashConfig:
+    ngram: int = 5
+    shingle: str = "word"
+    num_perm: int = 112
+    bands: int = 14
+    rows: int = 8
+    threshold: float = 0.8
+    verify: str = "estimate"
+    keep: str = "first"
+    seed: int = 1
+    lowercase: bool = True
+
+    def validate(self) -> None:
+        _check(self.ngram >= 1, "minhash.ngram", f"must be >= 1, not {self.ngram}")
+        _check(self.shingle in ("word", "char"), "minhash.shingle", f"must be word or char, not {self.shingle!r}")
+        _check(self.num_perm >= 1, "minhash.num_perm", f"must be >= 1, not {self.num_perm}")
+        _check(self.bands >= 1, "minhash.bands", f"must be >= 1, not {self.bands}")
+        _check(self.rows >= 1, "minhash.rows", f"must be >= 1, not {self.rows}")
+        _check(self.bands * self.rows <= self.num_perm, "minhash.bands",
+               f"minhash.bands * minhash.rows = {self.bands * self.rows} exceeds minhash.num_perm = {self.num_perm}")
+        _check(0.0 < self.threshold <= 1.0, "minhash.threshold", f"must be in (0, 1], not {self.threshold}")
+        _check(self.verify in ("estimate", "exact"), "minhash.verify", f"must be estimate or exact, not {self.verify!r}")
+        _check(self.keep in ("first", "longest", "shortest") or self.keep.startswith("column:"),
+               "minhash.keep", f"must be first, longest, shortest or column:NAME, not {self.keep!r}")
+
+
+@dataclass(frozen=True)
+class SubstringConfig:
+    tokenizer: str = "bytes"
+    # 0 means the tokenizer's default: 100 for bytes, 50 for subword tokenizers
+    min_length: int = 0
+    drop_fraction: float = 0.8
+    keep: str = "first"
+    # 0 means derived from run.memory_budget
+    shard_tokens: int = 0
+
+    def validate(self) -> None:
+        _check(self.min_length >= 1 or self.min_length == 0, "substring.min_length",
+               f"must be >= 1, not {self.min_length}")
+        _check(0.0 < self.drop_fraction <= 1.0, "substring.drop_fraction",
+               f"must be in (0, 1], not {self.drop_fraction}")
+        _check(self.keep in ("first", "none"), "substring.keep", f"must be first or none, not {self.keep!r}")
+        _check(self.shard_tokens >= 0, "substring.shard_tokens", f"must be >= 1, not {self.shard_tokens}")
+        _check(self.tokenizer == "bytes" or ":" in self.tokenizer, "substring.tokenizer",
+               f"must be bytes, hf:PATH, sp:PATH or train:bpe|unigram:VOCAB, not {self.tokenizer!r}")
+
+    @property
+    def window(self) -> int:
+        """The window length L actually used."""
+        if self.min_length:
+            return self.min_length
+        return 100 if self.tokenizer == "bytes" else 50
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    # "auto" = 40% of the machine's memory; or a size like "4GB", "512MB"
+    memory_budget: str = "auto"
+    # 0 = every core
+    workers: int = 0
+
+    def validate(self) -> None:
+        parse_size(self.memory_budget, "run.memory_budget")
+        _check(self.workers >= 0, "run.workers", f"must be >= 0, not {self.workers}")
+
+    @property
+    def budget_bytes(self) -> int:
+        return parse_size(self.memory_budget, "run.memory_budget")
+
+    @property
+    def n_workers(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class Workflow:
+    stages: tuple[str, ...] = STAGES
+    input: InputConfig = field(default_factory=InputConfig)
+    exact: ExactConfig = field(default_factory=ExactConfig)
+    minhash: MinhashConfig = field(default_factory=MinhashConfig)
+    substring: SubstringConfig = field(default_factory=SubstringConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+    def validate(self) -> "Workflow":
+        _check(len(self.stages) > 0, "stages", "must name at least one stage")
+        for s in self.stages:
+            _check(s in STAGES, "stages", f"unknown stage {s!r} (choose from {', '.join(STAGES)})")
+        _check(list(self.stages) == sorted(set(self.stages), key=STAGES.index), "stages",
+               f"must be in the order {', '.join(STAGES)}, each once")
+        for f in fields(self):
+            sub = getattr(self, f.name)
+            if dataclasses.is_dataclass(sub):
+                sub.validate()
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["stages"] = list(self.stages)
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+
+_SECTIONS = {f.name: f for f in fields(Workflow) if f.name != "stages"}
+
+
+def parse_size(text: str, key: str) -> int:
+    """'4GB' -> 4e9 bytes, 'auto' -> 40% of physical memory."""
+    t = str(text).strip().upper().replace(" ", "")
+    if t == "AUTO":
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):
+            total = 8 << 30
+        return int(total * 0.4)
+    units = {"TIB": 1 << 40, "GIB": 1 << 30, "MIB": 1 << 20, "KIB": 1 << 10,
+             "TB": 10**12, "GB": 10**9, "MB": 10**6, "KB": 10**3, "T": 10**12, "G": 10**9,
+             "M": 10**6, "K": 10**3, "B": 1}
+    for u, mult in units.items():
+        if t.endswith(u):
+            num = t[: -len(u)]
+            break
+    else:
+        num, mult = t, 1
+    try:
+        value = float(num)
+    except ValueError:
+        raise ConfigError(f"workflow key {key}: {text!r} is not a size like 4GB or 512MB") from None
+    _check(value > 0, key, f"must be a positive size, not {text!r}")
+    return int(value * mult)
+
+
+def _coerce(key: str, typ: Any, value: Any, from_text: bool) -> Any:
+    """Checks (or, for --set text, parses) one value against its declared type."""
+    if typ is bool:
+        if from_text and isinstance(value, str):
+            low = value.lower()
+            _check(low in ("true", "false", "1", "0", "yes", "no"), key, f"expects true or false, not {value!r}")
+            return low in ("true", "1", "yes")
+        _check(isinstance(value, bool), key, f"expects true or false, not {value!r}")
+        return value
+    if typ is int:
+        if from_text and isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                raise ConfigError(f"workflow key {key}: expects a whole number, not {value!r}") from None
+        _check(isinstance(value, int) and not isinstance(value, bool), key, f"expects a whole number, not {value!r}")
+        return value
+    if typ is float:
+        if from_text and isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                raise ConfigError(f"workflow key {key}: expects a number, not {value!r}") from None
+        _check(isinstance(value, (int, float)) and not isinstance(value, bool), key, f"expects a number, not {value!r}")
+        return float(value)
+    if typ is str:
+        _check(isinstance(value, str), key, f"expects a string, not {value!r}")
+        return value
+    raise AssertionError(typ)
+
+
+def _apply(wf: Workflow, data: dict[str, Any], from_text: bool, origin: str) -> Workflow:
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "stages":
+            if from_text and isinstance(value, str):
+                value = [s.strip() for s in value.split(",") if s.strip()]
+            _check(isinstance(value, list) and all(isinstance(s, str) for s in value), "stages",
+                   f"expects a list of stage names, not {value!r}")
+            changes["stages"] = tuple(value)
+            continue
+        if key not in _SECTIONS:
+            raise ConfigError(f"unknown workflow key {key!r} in {origin} "
+                              f"(known: stages, {', '.join(_SECTIONS)})")
+        _check(isinstance(value, dict), key, "must be a table of keys")
+        section = getattr(wf, key)
+        hints = get_type_hints(type(section))
+        sub: dict[str, Any] = {}
+        for k, v in value.items():
+            full = f"{key}.{k}"
+            if k not in hints:
+                raise ConfigError(f"unknown workflow key {full!r} in {origin} (known in [{key}]: {', '.join(hints)})")
+            sub[k] = _coerce(full, hints[k], v, from_text)
+        changes[key] = dataclasses.replace(section, **sub)
+    return dataclasses.replace(wf, **changes)
+
+
+def builtin_workflows() -> dict[str, Path]:
+    """The workflow files installed with the package, by stem."""
+    root = resources.files("sadedup.workflows")
+    return {Path(p.name).stem: Path(str(p)) for p in root.iterdir() if p.name.endswith(".toml")}
+
+
+def resolve_workflow_path(name: str | None) -> Path:
+    if name is None:
+        name = "default"
+    p = Path(name)
+    if p.suffix == ".toml" or p.exists():
+        if not p.is_file():
+            raise ConfigError(f"workflow file {name} does not exist")
+        return p
+    known = builtin_workflows()
+    if name not in known:
+        raise ConfigError(f"no workflow named {name!r}: give a .toml path or one of {', '.join(sorted(known))}")
+    return known[name]
+
+
+def load_workflow(name: str | None = None, overrides: list[str] | None = None) -> Workflow:
+    """Reads a workflow (a path or a built-in name), applies `section.key=value` overrides."""
+    path = resolve_workflow_path(name)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"workflow file {path} is not valid TOML: {e}") from None
+    wf = _apply(Workflow(), data, False, str(path))
+    return apply_overrides(wf, overrides or [])
+
+
+def apply_overrides(wf: Workflow, overrides: list[str]) -> Workflow:
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected SECTION.KEY=VALUE")
+        if key == "stages":
+            wf = _apply(wf, {"stages": value}, True, "--set")
+            continue
+        section, dot, k = key.partition(".")
+        if not dot:
+            raise ConfigError(f"--set {item!r}: expected SECTION.KEY=VALUE")
+        wf = _apply(wf, {section: {k: value}}, True, "--set")
+    return wf.validate()
+
+
+def workflow_from_dict(d: dict[str, Any]) -> Workflow:
+    return _apply(Workflow(), d, False, "stored configuration").validate()

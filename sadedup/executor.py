@@ -1,0 +1,59 @@
+"""Executors run per-shard tasks; stages never know which one they run on.
+
+A task is a top-level function and picklable arguments (paths and numbers, never arrays),
+so the same stage can run inline, on a local process pool, or on a distributed cluster.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any, Protocol
+
+
+class Executor(Protocol):
+    workers: int
+
+    def imap(self, fn: Callable[..., Any], tasks: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
+        """Runs fn(*task) for every task; yields (task index, result) as each finishes."""
+        ...
+
+
+class InlineExecutor:
+    workers = 1
+
+    def imap(self, fn, tasks):
+        for i, args in enumerate(tasks):
+            yield i, fn(*args)
+
+
+class LocalExecutor:
+    """A pool of `workers` processes on this machine (spawned: no inherited locks or handles)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+
+    def imap(self, fn, tasks):
+        if self.workers == 1 or len(tasks) <= 1:
+            yield from InlineExecutor().imap(fn, tasks)
+            return
+        with ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=mp.get_context("spawn")) as pool:
+            pending = {pool.submit(fn, *args): i for i, args in enumerate(tasks)}
+            try:
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        i = pending.pop(fut)
+                        yield i, fut.result()
+            finally:
+                for fut in pending:
+                    fut.cancel()
+
+
+def make_executor(kind: str, workers: int) -> Executor:
+    if kind == "local":
+        return LocalExecutor(workers)
+    if kind == "inline":
+        return InlineExecutor()
+    from .errors import SadedupError
+    raise SadedupError(f"unknown executor {kind!r} (choose local or inline)")

@@ -1,0 +1,130 @@
+"""The one door to the C kernels in native/: dtype and shape checks, then the GIL-free call.
+
+Every function takes numpy arrays (memory-mapped or not) and never copies them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _native
+
+
+def _is64(a: np.ndarray) -> bool:
+    if a.dtype == np.int64:
+        return True
+    if a.dtype == np.int32:
+        return False
+    raise TypeError(f"index array must be int32 or int64, got {a.dtype}")
+
+
+def _c(a: np.ndarray) -> np.ndarray:
+    if not a.flags["C_CONTIGUOUS"]:
+        raise ValueError("native kernels need C-contiguous arrays")
+    return a
+
+
+def _buf(a: np.ndarray):
+    """A buffer the C side can read; numpy cannot export a 0-length memmap, so use bytes."""
+    a = _c(a)
+    return a if a.size else b""
+
+
+def token_size(tokens: np.ndarray) -> int:
+    if tokens.dtype not in (np.uint8, np.uint16, np.uint32):
+        raise TypeError(f"tokens must be uint8, uint16 or uint32, got {tokens.dtype}")
+    return tokens.dtype.itemsize
+
+
+def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """LCP array of `tokens` given its suffix array; `out` may be a writable memmap.
+
+    lcp[0] = 0 and lcp[i] = length of the longest common prefix of the suffixes at
+    sa[i-1] and sa[i]. Needs one temporary array of len(sa) entries of sa's width.
+    """
+    n = len(tokens)
+    if len(sa) != n:
+        raise ValueError("suffix array and tokens differ in length")
+    if out is None:
+        out = np.empty(n, dtype=sa.dtype)
+    if out.dtype != sa.dtype or len(out) != n:
+        raise ValueError("lcp output must match the suffix array's dtype and length")
+    if n == 0:
+        return out
+    tmp = np.empty(n, dtype=sa.dtype)
+    _native.lcp(_c(tokens), token_size(tokens), _c(sa), _c(out), tmp, _is64(sa))
+    return out
+
+
+def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
+                  wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
+    """The shard's in-document L-windows in suffix-array order, and where distinct ones start."""
+    n = len(valid)
+    if len(sa) != n or len(lcp) != n or valid.dtype != np.uint8:
+        raise ValueError("sa, lcp and valid (uint8) must have the same length")
+    wpos = np.empty(n, dtype=wpos_dtype)
+    wnew = np.empty(n, dtype=np.uint8)
+    if n == 0:
+        return wpos, wnew
+    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), int(L), wpos, _is64(wpos), wnew)
+    return wpos[:m], wnew[:m]
+
+
+def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int) -> int:
+    """k-way merge of (tokens, wpos, wnew, run_gid) streams; fills run_gid, returns #groups.
+
+    All token arrays must share one dtype. run_gid (int64, one per distinct window of the
+    shard) receives the global group id, or -1 for a window that occurs once in the corpus.
+    """
+    if not streams:
+        return 0
+    es = token_size(streams[0][0])
+    args = []
+    for tokens, wpos, wnew, run_gid in streams:
+        if token_size(tokens) != es:
+            raise TypeError("all shards must use the same token dtype")
+        if run_gid.dtype != np.int64:
+            raise TypeError("run_gid must be int64")
+        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wnew), _buf(run_gid) if run_gid.size else bytearray()))
+    return _native.merge(args, es, int(L))
+
+
+def _span_buffers(n: int, L: int):
+    cap = n // L + 1
+    return [np.empty(cap, dtype=np.int64) for _ in range(4)]
+
+
+def select_first(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: float, base: int,
+                 src: np.ndarray):
+    """keep='first' over one shard; `src` (int64 per group, -1 = unseen) carries across shards.
+
+    Returns (removed, dropped, (span_doc, span_start, span_end, span_src)).
+    """
+    ndocs = len(doc_start) - 1
+    removed = np.zeros(ndocs, dtype=np.int64)
+    dropped = np.zeros(ndocs, dtype=np.uint8)
+    spans = _span_buffers(len(gid), L)
+    scratch = np.empty(max(len(gid), 1), dtype=np.int64)
+    k = _native.select_first(_buf(gid), _is64(gid), _c(doc_start.astype(np.int64, copy=False)), int(L),
+                             float(drop_fraction), int(base), _buf(src) if src.size else bytearray(),
+                             scratch, removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)
+    return removed, dropped.astype(bool), tuple(s[:k] for s in spans)
+
+
+def first_two(gid: np.ndarray, base: int, first: np.ndarray, second: np.ndarray) -> None:
+    """Records, per group, its first and second global position (state across shards)."""
+    if gid.size and first.size:
+        _native.first_two(_c(gid), _is64(gid), int(base), _c(first), _c(second))
+
+
+def select_none(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: float, base: int,
+                first: np.ndarray, second: np.ndarray):
+    """keep='none' over one shard: every occurrence of a repeated window is struck."""
+    ndocs = len(doc_start) - 1
+    removed = np.zeros(ndocs, dtype=np.int64)
+    dropped = np.zeros(ndocs, dtype=np.uint8)
+    spans = _span_buffers(len(gid), L)
+    k = _native.select_none(_buf(gid), _is64(gid), _c(doc_start.astype(np.int64, copy=False)), int(L),
+                            float(drop_fraction), int(base), _buf(first) if first.size else bytearray(),
+                            _buf(second) if second.size else bytearray(),
+                            removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)
+    return removed, dropped.astype(bool), tuple(s[:k] for s in spans)

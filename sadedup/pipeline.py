@@ -1,0 +1,143 @@
+"""The Python API: every CLI command is one of these functions, with the same options."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .config import Workflow, apply_overrides, load_workflow
+from .errors import SadedupError
+from .executor import make_executor
+from .readers import expand_inputs
+from .stages.base import Context
+from .stages.build import Build
+from .stages.docs import REASONS
+from .stages.export import Export
+from .stages.ingest import Ingest
+from .stages.remove import Remove
+from .stages.repeats import Repeats
+from .stages.sizing import shard_tokens
+from .stages.tokenize import Tokenize
+from .workspace import Workspace
+
+SUBSTRING_STAGES = (Tokenize, Build, Repeats, Remove)
+
+
+def _context(ws: Workspace, executor: str, workers: int | None) -> Context:
+    wf = ws.workflow
+    return Context(ws, make_executor(executor, workers or wf.run.n_workers))
+
+
+def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None, inputs, output,
+          restart: bool) -> Workspace:
+    wf = load_workflow(workflow, overrides)
+    shard_tokens(wf)  # a shard size over the budget is refused before any work
+    files = None
+    if inputs:
+        files, _ = expand_inputs(list(inputs))
+    ws = Workspace(workdir, create=True)
+    ws.lock()
+    if output is not None:
+        out = Path(output)
+        if out.resolve().is_relative_to(ws.root.resolve()):
+            raise SadedupError(f"output {out} is inside the work folder {ws.root}; write it elsewhere")
+    if files is None and ws.read_state() is None:
+        raise SadedupError("no input given: pass --input PATH (a file or a folder)")
+    ws.configure(wf, files, output, restart=restart)
+    return ws
+
+
+def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workflow: str | None = None,
+        overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
+        workers: int | None = None) -> dict[str, Any]:
+    """Runs every stage the workflow lists, skipping work already done in `workdir`."""
+    ws = _open(workdir, workflow, overrides, inputs, output, restart)
+    try:
+        ctx = _context(ws, executor, workers)
+        wf = ctx.wf
+        summary: dict[str, Any] = {"ingest": Ingest().run(ctx)}
+        _clear_unlisted(ws, wf)
+        for s in ("exact", "minhash"):
+            if s in wf.stages:
+                summary[s] = _document_stage(s)().run(ctx)
+        if "substring" in wf.stages:
+            for stage in SUBSTRING_STAGES:
+                summary[stage.name] = stage().run(ctx)
+        summary["export"] = Export(output).run(ctx)
+        return summary
+    finally:
+        ws.unlock()
+
+
+def _document_stage(name: str):
+    raise SadedupError(f"stage {name!r} is not available in this build yet; use --set stages=substring")
+
+
+def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:
+    """Decisions of stages the workflow no longer lists are taken back."""
+    gone = [REASONS[s] for s in REASONS if s not in wf.stages]
+    if not gone:
+        return
+    with ws.engine.begin() as c:
+        marks = ", ".join("?" * len(gone))
+        c.exec_driver_sql(f"UPDATE documents SET status = 'kept', reason = NULL WHERE reason IN ({marks})", tuple(gone))
+        if "substring" not in wf.stages:
+            c.exec_driver_sql("DELETE FROM spans")
+
+
+def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None = None,
+           overrides: list[str] | None = None, restart: bool = False) -> dict[str, Any]:
+    """Reads the inputs into the work folder: documents, input_errors, texts."""
+    ws = _open(workdir, workflow, overrides, inputs, None, restart)
+    try:
+        return Ingest().run(_context(ws, "inline", 1))
+    finally:
+        ws.unlock()
+
+
+def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw) -> dict[str, Any]:
+    ws = Workspace(workdir)
+    ws.lock()
+    try:
+        if overrides:
+            wf = apply_overrides(ws.workflow, overrides)
+            ws.configure(wf, None, None)
+        ctx = _context(ws, executor, workers)
+        _require(ws, stage)
+        return stage(**kw).run(ctx)
+    finally:
+        ws.unlock()
+
+
+def _require(ws: Workspace, stage) -> None:
+    order = ["ingest", "tokenize", "build", "repeats", "remove"]
+    name = stage.name if hasattr(stage, "name") else stage
+    if name in order:
+        for before in order[: order.index(name)]:
+            row = ws.stage_row(before)
+            if row is None or row.status != "done":
+                raise SadedupError(f"stage {name} needs {before} first: run `sadedup {before} {ws.root}`")
+
+
+def tokenize(workdir, overrides=None, executor="local", workers=None):
+    """Tokenizes the documents that survived the document stages and cuts them into shards."""
+    return _stage(Tokenize, workdir, overrides, executor, workers)
+
+
+def build(workdir, overrides=None, executor="local", workers=None):
+    """Builds each shard's suffix and LCP arrays (resumes: finished shards are kept)."""
+    return _stage(Build, workdir, overrides, executor, workers)
+
+
+def repeats(workdir, overrides=None, executor="local", workers=None):
+    """Groups equal L-token windows across all shards."""
+    return _stage(Repeats, workdir, overrides, executor, workers)
+
+
+def remove(workdir, overrides=None, executor="local", workers=None):
+    """Applies the keep rule and the drop rule; writes spans and decisions to the database."""
+    return _stage(Remove, workdir, overrides, executor, workers)
+
+
+def export(workdir, output=None, overrides=None):
+    """Writes the kept documents, cut, in the input's format."""
+    return _stage(Export, workdir, overrides, "inline", 1, output=output)

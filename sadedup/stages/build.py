@@ -1,0 +1,74 @@
+"""Per shard: suffix array (pydivsufsort) and LCP array (native, Phi algorithm), as .npy.
+
+Both are int32 when the shard has fewer than 2^31 tokens, else int64, and are kept after
+the run (DESIGN.md): sa[i] is the start of the i-th smallest suffix of the shard's token
+stream (documents concatenated without separators), lcp[0] = 0 and lcp[i] is the length
+of the longest common prefix of the suffixes at sa[i-1] and sa[i], counted across document
+ends; callers cap it at the distance to the end of the document.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pydivsufsort
+
+from .. import native
+from ..progress import bar, say
+from ..workspace import save_npy
+from .base import Context, Stage, chain
+from .tokenize import Tokenize
+
+BUILD_FILES = ("sa.npy", "lcp.npy")
+
+
+def build_shard(shard_dir: str) -> dict[str, Any]:
+    """Task: builds one shard's suffix and LCP arrays. Gets a path, writes files, returns counts."""
+    sdir = Path(shard_dir)
+    t0 = time.perf_counter()
+    tokens = np.load(sdir / "tokens.npy")  # divsufsort needs a writable in-memory array
+    n = len(tokens)
+    if n == 0:
+        sa = np.zeros(0, dtype=np.int32)
+    else:
+        sa = pydivsufsort.divsufsort(tokens)
+        if n < (1 << 31) and sa.dtype != np.int32:
+            sa = sa.astype(np.int32)
+    t1 = time.perf_counter()
+    save_npy(sdir / "sa.npy", sa)
+    lcp = native.lcp_array(tokens, sa)
+    save_npy(sdir / "lcp.npy", lcp)
+    return {"tokens": n, "sa_seconds": round(t1 - t0, 3), "lcp_seconds": round(time.perf_counter() - t1, 3)}
+
+
+class Build(Stage):
+    name = "build"
+
+    def key(self, ctx: Context) -> str:
+        return chain("build", Tokenize().key(ctx))
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        ws = ctx.ws
+        key = self.key(ctx)
+        shards = Tokenize().shard_dirs(ctx)
+        todo = []
+        for k, sdir in enumerate(shards):
+            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in BUILD_FILES]):
+                todo.append(k)
+        ws.mark(self.name, key, "running")
+        t0 = time.perf_counter()
+        with bar("suffix arrays", len(shards), "shards") as b:
+            b.advance(len(shards) - len(todo))
+            for i, result in ctx.executor.imap(build_shard, [(str(shards[k]),) for k in todo]):
+                k = todo[i]
+                ws.mark(self.name, chain(key, k), "done", shard=k, files=[shards[k] / f for f in BUILD_FILES],
+                        artifact=shards[k], **result)
+                b.advance()
+        detail = {"shards": len(shards), "built": len(todo), "reused": len(shards) - len(todo),
+                  "seconds": round(time.perf_counter() - t0, 3)}
+        ws.mark(self.name, key, "done", **detail)
+        say(f"build: suffix and LCP arrays for {len(todo)} shard(s)"
+            + (f", {len(shards) - len(todo)} reused" if len(todo) < len(shards) else ""))
+        return detail

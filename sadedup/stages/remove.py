@@ -1,0 +1,158 @@
+"""Remove: decide, in one pass in document order, which tokens of every document go.
+
+keep="first": a window is a duplicate when its group was already seen at an earlier
+window of a surviving document (the same document's earlier windows count); a document
+that ends up dropped takes back every first sighting it made, so a dropped document is
+never the copy that was kept. keep="none": every window of a repeated group goes.
+
+A document's removed tokens are the union of its duplicate windows, as maximal runs
+(spans); it is dropped when removed / n_tokens > drop_fraction (IEEE double). Each span
+records the source of its first window (DESIGN.md) and its character offsets, shrunk
+inward to whole characters. Results go to the database: `spans` and `documents`.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import db, native
+from ..progress import bar, say
+from ..tokenizers import get_tokenizer
+from ..workspace import load_npy
+from .base import Context, Stage, chain
+from .repeats import Repeats
+from .tokenize import Tokenize
+
+# above this many groups the per-group state lives in a file, not in anonymous memory
+IN_MEMORY_GROUPS = 32 << 20
+
+
+def _group_state(path: Path, groups: int) -> np.ndarray:
+    if groups <= IN_MEMORY_GROUPS:
+        return np.full(groups, -1, dtype=np.int64)
+    arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.int64, shape=(groups,))
+    arr[:] = -1
+    return arr
+
+
+class Remove(Stage):
+    name = "remove"
+
+    def key(self, ctx: Context) -> str:
+        s = ctx.wf.substring
+        return chain("remove", Repeats().key(ctx), s.keep, s.drop_fraction)
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        ws, wf = ctx.ws, ctx.wf
+        key = self.key(ctx)
+        if not ctx.force and ws.is_done(self.name, key):
+            return ws.stage_detail(self.name) | {"skipped": True}
+        ws.mark(self.name, key, "running")
+        t0 = time.perf_counter()
+        L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
+        tok = get_tokenizer(wf.substring.tokenizer)
+        shards = Tokenize().shard_dirs(ctx)
+        outs = Repeats().out_dirs(ctx)
+        groups = ws.stage_detail("repeats")["groups"]
+        scratch = Repeats().folder(ctx) / "group_state.npy"
+
+        offsets = [np.load(s / "offsets.npy") for s in shards]
+        doc_ids = [np.load(s / "docs.npy") for s in shards]
+        sizes = np.array([int(o[-1]) for o in offsets], dtype=np.int64)
+        bases = np.concatenate(([0], np.cumsum(sizes)))
+        # global token start of every document, to map a global position to (doc, offset)
+        gstarts = np.concatenate([o[:-1] + bases[k] for k, o in enumerate(offsets)] + [np.zeros(0, np.int64)])
+        gdoc = np.concatenate(doc_ids + [np.zeros(0, np.int64)])
+        gshard = np.concatenate([np.full(len(d), k) for k, d in enumerate(doc_ids)] + [np.zeros(0, np.int64)])
+        glocal = np.concatenate([np.arange(len(d)) for d in doc_ids] + [np.zeros(0, np.int64)])
+
+        per_shard = []
+        if keep == "first":
+            src = _group_state(scratch, groups)
+        else:
+            first, second = _group_state(scratch, groups), _group_state(scratch.with_name("group_state2.npy"), groups)
+            for k, o in enumerate(outs):
+                native.first_two(load_npy(o / "gid.npy"), int(bases[k]), first, second)
+        with bar("remove", len(shards), "shards") as b:
+            for k, o in enumerate(outs):
+                gid = load_npy(o / "gid.npy")
+                if keep == "first":
+                    res = native.select_first(gid, offsets[k], L, drop, int(bases[k]), src)
+                else:
+                    res = native.select_none(gid, offsets[k], L, drop, int(bases[k]), first, second)
+                per_shard.append(res)
+                b.advance()
+        for p in (scratch, scratch.with_name("group_state2.npy")):
+            p.unlink(missing_ok=True)
+
+        # spans, shard by shard, with character offsets and their sources
+        span_cols: list[list[np.ndarray]] = [[] for _ in range(9)]
+        removed_chars = [np.zeros(len(d), np.int64) for d in doc_ids]
+        src_pos_all = np.concatenate([r[2][3] for r in per_shard] + [np.zeros(0, np.int64)])
+        src_idx = np.searchsorted(gstarts, src_pos_all, side="right") - 1
+        src_off = src_pos_all - gstarts[src_idx] if len(src_idx) else src_pos_all
+        src_chars = self._source_chars(tok, shards, offsets, gshard, glocal, src_idx, src_off,
+                                       np.concatenate([r[2][2] - r[2][1] for r in per_shard] + [np.zeros(0, np.int64)]))
+        at = 0
+        for k, (removed, dropped, (sd, ss, se, _)) in enumerate(per_shard):
+            tokens = load_npy(shards[k] / "tokens.npy")
+            cs, ce = tok.char_spans(tokens, offsets[k], sd, ss, se)
+            np.add.at(removed_chars[k], sd, ce - cs)
+            m = len(sd)
+            for col, arr in zip(span_cols, (doc_ids[k][sd], ss, se, cs, ce, gdoc[src_idx[at:at + m]],
+                                            src_off[at:at + m], src_chars[0][at:at + m], src_chars[1][at:at + m])):
+                col.append(arr)
+            at += m
+        cols = [np.concatenate(c) if c else np.zeros(0, np.int64) for c in span_cols]
+        n_spans = len(cols[0])
+
+        with ws.engine.begin() as conn:
+            conn.exec_driver_sql("DELETE FROM spans")
+            conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = 'substring_coverage'")
+            conn.exec_driver_sql("UPDATE documents SET n_tokens = NULL, removed_tokens = NULL, coverage = NULL, "
+                                 "removed_chars = NULL WHERE n_tokens IS NOT NULL")
+            db.bulk_insert(conn, db.spans, ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
+                                            "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
+                           zip(range(n_spans), *(c.tolist() for c in cols)))
+            all_ids = np.concatenate(doc_ids + [np.zeros(0, np.int64)])
+            ntok = np.concatenate([np.diff(o) for o in offsets] + [np.zeros(0, np.int64)])
+            rem = np.concatenate([r[0] for r in per_shard] + [np.zeros(0, np.int64)])
+            drp = np.concatenate([r[1] for r in per_shard] + [np.zeros(0, bool)])
+            rch = np.concatenate(removed_chars + [np.zeros(0, np.int64)])
+            cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
+            status = np.where(drp, "dropped", "kept")
+            reason = np.where(drp, "substring_coverage", None)
+            db.bulk_update_documents(conn, ["n_tokens", "removed_tokens", "coverage", "removed_chars", "status",
+                                            "reason"],
+                                     zip(all_ids.tolist(), ntok.tolist(), rem.tolist(), cov.tolist(), rch.tolist(),
+                                         status.tolist(), reason.tolist()))
+        n_dropped = int(drp.sum())
+        detail = {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
+                  "dropped": n_dropped, "cut": int(((rem > 0) & ~drp).sum()), "keep": keep,
+                  "seconds": round(time.perf_counter() - t0, 3)}
+        ws.mark(self.name, key, "done", **detail)
+        share = detail["removed_tokens"] / max(detail["tokens"], 1)
+        say(f"remove: {n_spans} span(s), {detail['removed_tokens']} of {detail['tokens']} tokens ({share:.1%}); "
+            f"{detail['cut']} document(s) cut, {n_dropped} dropped over drop_fraction={drop}")
+        return detail
+
+    @staticmethod
+    def _source_chars(tok, shards, offsets, gshard, glocal, src_idx, src_off, length):
+        """Character extent in the source document of the text a span duplicated."""
+        cs = np.zeros(len(src_idx), np.int64)
+        ce = np.zeros(len(src_idx), np.int64)
+        if not len(src_idx):
+            return cs, ce
+        sh = gshard[src_idx]
+        for k in np.unique(sh):
+            m = sh == k
+            local = glocal[src_idx[m]]
+            ntok = offsets[k][local + 1] - offsets[k][local]
+            start = src_off[m]
+            end = np.minimum(start + length[m], ntok)
+            tokens = load_npy(shards[k] / "tokens.npy")
+            cs[m], ce[m] = tok.char_spans(tokens, offsets[k], local, start, end)
+        return cs, ce

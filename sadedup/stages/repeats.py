@@ -1,0 +1,139 @@
+"""Repeats: every in-document L-window of the corpus gets the id of its group of equal
+windows, exactly as one global suffix array would group them.
+
+1. Per shard (parallel): walk the suffix array, keep the windows that lie inside one
+   document, and mark where a new distinct window starts (LCP < L): windows/{wpos,wnew}.npy.
+2. Across shards (native k-way merge): the shards' sorted distinct windows are merged,
+   comparing at most L tokens per pair; a group seen at least twice in the corpus gets a
+   dense id (in lexicographic order), a window seen once gets -1: run_gid.npy per shard.
+3. Per shard (parallel): scatter the ids back to token positions: gid.npy (int32 or int64),
+   gid[p] = group of the window starting at p, or -1.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import native
+from ..progress import bar, say
+from ..workspace import load_npy, save_npy
+from .base import Context, Stage, chain
+from .build import Build
+from .tokenize import Tokenize
+
+WINDOW_FILES = ("wpos.npy", "wnew.npy")
+
+
+def valid_windows(offsets: np.ndarray, n: int, L: int) -> np.ndarray:
+    """uint8 mask: 1 where an L-window starting there stays inside its document."""
+    starts, ends = offsets[:-1], offsets[1:]
+    ok = ends - starts >= L
+    delta = np.zeros(n + 1, dtype=np.int32)
+    np.add.at(delta, starts[ok], 1)
+    np.add.at(delta, ends[ok] - L + 1, -1)
+    return (np.cumsum(delta[:n]) > 0).astype(np.uint8)
+
+
+def windows_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
+    """Task: one shard's in-document windows in suffix-array order."""
+    sdir, odir = Path(shard_dir), Path(out_dir)
+    odir.mkdir(parents=True, exist_ok=True)
+    offsets = np.load(sdir / "offsets.npy")
+    n = int(offsets[-1])
+    sa = load_npy(sdir / "sa.npy")
+    lcp = load_npy(sdir / "lcp.npy")
+    valid = valid_windows(offsets, n, L)
+    wpos, wnew = native.local_windows(sa, lcp, valid, L, wpos_dtype=sa.dtype)
+    save_npy(odir / "wpos.npy", wpos)
+    save_npy(odir / "wnew.npy", wnew)
+    return {"windows": len(wpos), "distinct": int(wnew.sum())}
+
+
+def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str) -> dict[str, Any]:
+    """Task: group id per token position of one shard from its per-distinct-window ids."""
+    sdir, odir = Path(shard_dir), Path(out_dir)
+    n = int(np.load(sdir / "offsets.npy")[-1])
+    wpos = load_npy(odir / "wpos.npy")
+    wnew = load_npy(odir / "wnew.npy")
+    run_gid = load_npy(odir / "run_gid.npy")
+    gid = np.full(n, -1, dtype=gid_dtype)
+    if len(wpos):
+        run_index = np.cumsum(wnew, dtype=np.int64) - 1
+        gid[wpos] = run_gid[run_index]
+    save_npy(odir / "gid.npy", gid)
+    return {"repeated_windows": int((gid >= 0).sum())}
+
+
+class Repeats(Stage):
+    name = "repeats"
+
+    def key(self, ctx: Context) -> str:
+        return chain("repeats", Build().key(ctx), ctx.wf.substring.window)
+
+    def folder(self, ctx: Context) -> Path:
+        return Tokenize().folder(ctx) / f"L{ctx.wf.substring.window}"
+
+    def out_dirs(self, ctx: Context) -> list[Path]:
+        return [self.folder(ctx) / s.name for s in Tokenize().shard_dirs(ctx)]
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        ws = ctx.ws
+        L = ctx.wf.substring.window
+        key = self.key(ctx)
+        shards = Tokenize().shard_dirs(ctx)
+        outs = self.out_dirs(ctx)
+        gid_files = [o / "gid.npy" for o in outs]
+        if not ctx.force and ws.is_done(self.name, key, files=gid_files, verify=False):
+            return ws.stage_detail(self.name) | {"skipped": True}
+        ws.mark(self.name, key, "running", artifact=self.folder(ctx))
+        t0 = time.perf_counter()
+        wkey = chain(key, "windows")
+        todo = [k for k in range(len(shards))
+                if ctx.force or not ws.is_done("windows", chain(wkey, k), shard=k,
+                                               files=[outs[k] / f for f in WINDOW_FILES], verify=False)]
+        with bar("windows", len(shards), "shards") as b:
+            b.advance(len(shards) - len(todo))
+            for i, res in ctx.executor.imap(windows_shard, [(str(shards[k]), str(outs[k]), L) for k in todo]):
+                k = todo[i]
+                ws.mark("windows", chain(wkey, k), "done", shard=k, artifact=outs[k], **res)
+                b.advance()
+        t1 = time.perf_counter()
+        groups = self._merge(shards, outs, L)
+        t2 = time.perf_counter()
+        gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
+        repeated = 0
+        with bar("group ids", len(shards), "shards") as b:
+            for _, res in ctx.executor.imap(scatter_shard, [(str(s), str(o), gid_dtype) for s, o in zip(shards, outs)]):
+                repeated += res["repeated_windows"]
+                b.advance()
+        detail = {"groups": groups, "repeated_windows": repeated, "L": L, "shards": len(shards),
+                  "windows_seconds": round(t1 - t0, 3), "merge_seconds": round(t2 - t1, 3),
+                  "seconds": round(time.perf_counter() - t0, 3)}
+        ws.mark(self.name, key, "done", files=gid_files, artifact=self.folder(ctx), **detail)
+        say(f"repeats: {repeated} window(s) of {L} tokens fall in {groups} repeated group(s)")
+        return detail
+
+    @staticmethod
+    def _merge(shards: list[Path], outs: list[Path], L: int) -> int:
+        streams = []
+        for sdir, odir in zip(shards, outs):
+            tokens = load_npy(sdir / "tokens.npy")
+            wpos = load_npy(odir / "wpos.npy")
+            wnew = load_npy(odir / "wnew.npy")
+            runs = int(np.count_nonzero(wnew))
+            tmp = odir / "run_gid.npy.tmp"
+            run_gid = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=(runs,)) if runs else \
+                np.zeros(0, np.int64)
+            streams.append((tokens, wpos, wnew, run_gid, tmp))
+        groups = native.merge([s[:4] for s in streams], L)
+        for (_, _, _, run_gid, tmp), odir in zip(streams, outs):
+            if len(run_gid):
+                run_gid.flush()
+                del run_gid
+                tmp.replace(odir / "run_gid.npy")
+            else:
+                save_npy(odir / "run_gid.npy", np.zeros(0, np.int64))
+        return groups

@@ -1,0 +1,45 @@
+"""Shard size from the memory budget.
+
+Peak memory of the per-shard build, per token of the shard (measured with pydivsufsort):
+the tokens, the suffix array (4 or 8 bytes), libdivsufsort's own input copy for wider
+tokens (pydivsufsort sorts 2- and 4-byte tokens as big-endian bytes, so its suffix array
+has one entry per byte before it is filtered), the LCP array and its temporary.
+Every worker builds one shard at a time, so the budget is shared by the workers.
+"""
+from __future__ import annotations
+
+from ..config import Workflow
+from ..errors import ConfigError
+
+# bytes of memory per token at the peak of a shard build (int32 indexes)
+BUILD_BYTES_PER_TOKEN = {1: 14, 2: 36, 4: 64}
+INT32_LIMIT = (1 << 31) - 1
+
+
+def token_width(wf: Workflow) -> int:
+    """Upper bound of the token width for the configured tokenizer, for planning."""
+    return 1 if wf.substring.tokenizer == "bytes" else 4
+
+
+def max_shard_tokens(wf: Workflow) -> int:
+    per_token = BUILD_BYTES_PER_TOKEN[token_width(wf)]
+    return max(1, wf.run.budget_bytes // (per_token * wf.run.n_workers))
+
+
+def shard_tokens(wf: Workflow) -> int:
+    """The shard size to use: the explicit setting when the budget allows it, else derived."""
+    limit = max_shard_tokens(wf)
+    explicit = wf.substring.shard_tokens
+    if explicit:
+        if explicit > limit:
+            raise ConfigError(f"substring.shard_tokens={explicit} needs more memory than run.memory_budget="
+                              f"{wf.run.memory_budget} allows with {wf.run.n_workers} worker(s) "
+                              f"(at most {limit} tokens per shard); lower it or raise the budget")
+        return explicit
+    return min(limit, INT32_LIMIT // 2)
+
+
+def max_document_tokens(wf: Workflow) -> int:
+    """A document longer than this cannot be built in memory even alone in its shard."""
+    per_token = BUILD_BYTES_PER_TOKEN[token_width(wf)]
+    return max(1, wf.run.budget_bytes // per_token)

@@ -1,0 +1,228 @@
+"""The work folder: where artifacts live, what is done, and who may write.
+
+Layout (folder names carry the configuration that made them, so changing a setting never
+mixes old and new files):
+
+    <workdir>/sadedup.db                      provenance database (DESIGN.md)
+    <workdir>/state.json                      inputs and resolved workflow of the last run
+    <workdir>/ingest/texts.bin, offsets.npy   UTF-8 of every document, concatenated; doc offsets
+    <workdir>/substring/<tok>_<N>tps_<docs>/  token shards: shard_00000/{tokens,docs,offsets,sa,lcp}.npy
+        L<L>/                                 windows and global group ids per shard
+
+Every file is written under a temporary name and renamed into place when complete; a stage
+record holds the artifact's size and xxh3 checksum, and a stage is done only while both
+still match.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xxhash
+from sqlalchemy import select
+
+from . import __version__, db
+from .config import Workflow, workflow_from_dict
+from .errors import SadedupError
+from .readers import InputFile, detect
+
+STATE = "state.json"
+
+
+def digest(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def save_npy(path: Path, arr: np.ndarray) -> None:
+    """np.save under a temporary name, renamed into place when complete."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, arr)
+    os.replace(tmp, path)
+
+
+def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
+    """Memory-mapped where the file has data (numpy cannot map an empty file)."""
+    arr = np.load(path, mmap_mode=None if not mmap else "r")
+    return arr
+
+
+def files_checksum(paths: list[Path]) -> tuple[int, str]:
+    h = xxhash.xxh3_64()
+    size = 0
+    for p in paths:
+        with open(p, "rb") as f:
+            while chunk := f.read(1 << 24):
+                h.update(chunk)
+                size += len(chunk)
+    return size, h.hexdigest()
+
+
+class Workspace:
+    def __init__(self, root: str | Path, create: bool = False) -> None:
+        self.root = Path(root)
+        if create:
+            if self.root.exists() and not self.root.is_dir():
+                raise SadedupError(f"work folder {self.root} is a file")
+            self.root.mkdir(parents=True, exist_ok=True)
+        elif not (self.root / db.DB_NAME).exists():
+            raise SadedupError(f"{self.root} is not a sadedup work folder (no {db.DB_NAME}); "
+                               f"start one with `sadedup run --input ... --output ... --workdir {self.root}`")
+        self.engine = db.open_db(self.root)
+        self._lock_fd: int | None = None
+
+    # ---- locking: one writer per work folder; a killed run's lock dies with its process
+    def lock(self) -> None:
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            os.close(fd)
+            raise SadedupError(f"work folder {self.root} is in use by another sadedup run"
+                               f"{f' (pid {other})' if other else ''}; wait for it or use another --workdir") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # ---- state: inputs and workflow
+    @property
+    def state_path(self) -> Path:
+        return self.root / STATE
+
+    def read_state(self) -> dict | None:
+        if not self.state_path.exists():
+            return None
+        return json.loads(self.state_path.read_text())
+
+    def write_state(self, state: dict) -> None:
+        tmp = self.state_path.with_name(STATE + ".tmp")
+        tmp.write_text(json.dumps(state, indent=2, sort_keys=True))
+        os.replace(tmp, self.state_path)
+
+    def configure(self, workflow: Workflow, inputs: list[InputFile] | None, output: str | None,
+                  restart: bool = False) -> None:
+        """Records what this run works on; refuses inputs that changed under finished work."""
+        old = self.read_state()
+        if restart:
+            self.reset()
+            old = None
+        described = [describe_input(f) for f in inputs] if inputs is not None else None
+        if old is not None and described is not None and old.get("inputs") not in (None, described):
+            raise SadedupError(f"inputs changed since work folder {self.root} was made "
+                               f"({_what_changed(old['inputs'], described)}); rerun with --restart to start over")
+        state = old or {}
+        state["version"] = __version__
+        state["workflow"] = workflow.to_dict()
+        if described is not None:
+            state["inputs"] = described
+        if output is not None:
+            state["output"] = str(output)
+        self.write_state(state)
+
+    def reset(self) -> None:
+        """--restart: forget every artifact and record of this folder."""
+        self.engine.dispose()
+        for p in self.root.iterdir():
+            if p.name == ".lock":
+                continue
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        self.engine = db.open_db(self.root)
+
+    @property
+    def workflow(self) -> Workflow:
+        state = self.read_state()
+        if not state or "workflow" not in state:
+            raise SadedupError(f"work folder {self.root} has no workflow yet; run `sadedup ingest` or `sadedup run` first")
+        return workflow_from_dict(state["workflow"])
+
+    @property
+    def inputs(self) -> list[InputFile]:
+        state = self.read_state() or {}
+        if "inputs" not in state:
+            raise SadedupError(f"work folder {self.root} has no inputs yet; run `sadedup ingest --input ...` first")
+        files = []
+        for d in state["inputs"]:
+            inp = detect(Path(d["path"]))
+            assert inp is not None
+            files.append(inp)
+        return files
+
+    @property
+    def output(self) -> str | None:
+        return (self.read_state() or {}).get("output")
+
+    # ---- stage records
+    def stage_row(self, stage: str, shard: int = -1):
+        with self.engine.connect() as c:
+            return c.execute(select(db.stages).where(db.stages.c.stage == stage, db.stages.c.shard == shard)).first()
+
+    def is_done(self, stage: str, key: str, shard: int = -1, files: list[Path] | None = None,
+                verify: bool = True) -> bool:
+        """Done means: recorded done under the same key, and its files still whole."""
+        row = self.stage_row(stage, shard)
+        if row is None or row.status != "done":
+            return False
+        detail = json.loads(row.detail or "{}")
+        if detail.get("key") != key:
+            return False
+        if files:
+            if not all(p.exists() for p in files):
+                return False
+            if verify and row.checksum is not None:
+                if files_checksum(files) != (row.size, row.checksum):
+                    return False
+        return True
+
+    def mark(self, stage: str, key: str, status: str, shard: int = -1, files: list[Path] | None = None,
+             artifact: Path | None = None, error: str | None = None, **detail: Any) -> None:
+        values: dict[str, Any] = {"detail": json.dumps({"key": key, **detail})}
+        if artifact is not None:
+            values["artifact"] = str(artifact.relative_to(self.root))
+        if files and status == "done":
+            values["size"], values["checksum"] = files_checksum(files)
+        if error is not None:
+            values["error"] = error
+        with self.engine.begin() as c:
+            db.set_stage(c, stage, shard, status, **values)
+
+    def stage_detail(self, stage: str, shard: int = -1) -> dict:
+        row = self.stage_row(stage, shard)
+        return json.loads(row.detail) if row is not None and row.detail else {}
+
+
+def describe_input(f: InputFile) -> dict:
+    st = f.path.stat()
+    return {"path": str(f.path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def _what_changed(old: list[dict], new: list[dict]) -> str:
+    old_by = {d["path"]: d for d in old}
+    new_by = {d["path"]: d for d in new}
+    for p in new_by:
+        if p not in old_by:
+            return f"{p} is new"
+    for p in old_by:
+        if p not in new_by:
+            return f"{p} is no longer given"
+    for p, d in new_by.items():
+        o = old_by[p]
+        if o["size"] != d["size"]:
+            return f"{p} size {o['size']} -> {d['size']} bytes"
+        if o["mtime_ns"] != d["mtime_ns"]:
+            return f"{p} was modified"
+    return "their order changed"

@@ -1,0 +1,1 @@
+"""Workflow files shipped with sadedup (installed as the sadedup.workflows package)."""

@@ -1,0 +1,133 @@
+"""sadedup's substring stage against the brute-force reference, on real files and the real database."""
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+from corpus import planted_corpus, write_jsonl
+from helpers import db_rows, read_jsonl, spans_by_doc
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference import char_cut, reference
+
+from sadedup import pipeline
+
+
+def run_substring(tmp: Path, docs: list[str], L: int, keep: str, drop: float, shard_tokens: int = 0,
+                  executor: str = "inline", workers: int = 1) -> Path:
+    inp = write_jsonl(tmp / "in.jsonl", docs)
+    work = tmp / "work"
+    sets = ["stages=substring", f"substring.min_length={L}", f"substring.keep={keep}",
+            f"substring.drop_fraction={drop}", f"substring.shard_tokens={shard_tokens}"]
+    pipeline.run([inp], tmp / "out.jsonl", work, overrides=sets, executor=executor, workers=workers)
+    return work
+
+
+def check_against_reference(tmp: Path, docs: list[str], L: int, keep: str, drop: float) -> None:
+    work = tmp / "work"
+    ref = reference([d.encode("utf-8") for d in docs], L, keep, drop)
+    got = spans_by_doc(work)
+    status = {r[0]: r[1:] for r in db_rows(work, "SELECT doc_id, status, reason, removed_tokens, n_tokens FROM documents")}
+    expected_out = []
+    for d, (spans, removed, dropped) in enumerate(ref):
+        mine = got.get(d, [])
+        assert [s[:4] for s in mine] == spans, f"doc {d}: spans differ"
+        text, char_spans = char_cut(docs[d], [(a, b) for a, b, _, _ in spans])
+        assert [s[4:] for s in mine] == char_spans, f"doc {d}: character spans differ"
+        st_, reason, rem, ntok = status[d]
+        assert rem == removed and ntok == len(docs[d].encode())
+        assert (st_, reason) == (("dropped", "substring_coverage") if dropped else ("kept", None)), f"doc {d}"
+        if not dropped:
+            expected_out.append((f"d{d}", text))
+    rows = read_jsonl(tmp / "out.jsonl")
+    assert [(r["id"], r["text"]) for r in rows] == expected_out
+    assert all(r["meta"]["n"] == int(r["id"][1:]) for r in rows)  # other fields pass through
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 25), L=st.integers(1, 12),
+       keep=st.sampled_from(["first", "none"]),
+       drop=st.one_of(st.sampled_from([0.8, 1.0, 0.5]), st.floats(0.01, 1.0)),
+       shard=st.integers(0, 400))
+def test_matches_reference(seed, n_docs, L, keep, drop, shard):
+    rng = random.Random(seed)
+    docs = planted_corpus(rng, n_docs)
+    with tempfile.TemporaryDirectory() as t:
+        tmp = Path(t)
+        run_substring(tmp, docs, L, keep, drop, shard)
+        check_against_reference(tmp, docs, L, keep, drop)
+
+
+def test_whole_corpus_copied(tmp_path):
+    rng = random.Random(7)
+    docs = planted_corpus(rng, 30, 200)
+    docs = docs + docs
+    run_substring(tmp_path, docs, 8, "first", 0.8, shard_tokens=300)
+    check_against_reference(tmp_path, docs, 8, "first", 0.8)
+    # every second copy of a non-trivial document is dropped whole
+    dropped = {r[0] for r in db_rows(tmp_path / "work", "SELECT doc_id FROM documents WHERE status = 'dropped'")}
+    assert {30 + i for i, d in enumerate(docs[:30]) if len(d.encode()) >= 8 and d not in docs[:i]} <= dropped
+
+
+def test_repeat_inside_one_document(tmp_path):
+    docs = ["xyz " + "the same passage here. " * 4 + "end"]
+    run_substring(tmp_path, docs, 10, "first", 1.0)
+    check_against_reference(tmp_path, docs, 10, "first", 1.0)
+    spans = spans_by_doc(tmp_path / "work")[0]
+    assert spans and all(s[2] == 0 for s in spans)  # the source is the same document, earlier
+
+
+def test_dropped_document_is_never_the_kept_copy(tmp_path):
+    # doc 1 is mostly a copy of doc 0 and drops; doc 2 shares a passage only with doc 1's
+    # own text, which must then count as unseen: doc 2 keeps it.
+    a = "alpha beta gamma delta epsilon zeta eta theta"
+    own = "UNIQUE PASSAGE ONLY IN ONE"
+    docs = [a, a + own, own + " tail text that is new"]
+    run_substring(tmp_path, docs, 12, "first", 0.5)
+    check_against_reference(tmp_path, docs, 12, "first", 0.5)
+    status = db_rows(tmp_path / "work", "SELECT status FROM documents ORDER BY doc_id")
+    assert [s[0] for s in status] == ["kept", "dropped", "kept"]
+    assert 2 not in spans_by_doc(tmp_path / "work")
+
+
+def test_output_identical_for_any_shard_size(tmp_path):
+    rng = random.Random(11)
+    docs = planted_corpus(rng, 120, 300)
+    outputs, dumps = [], []
+    for shard in (0, 2000, 500, 97):
+        tmp = tmp_path / f"s{shard}"
+        tmp.mkdir()
+        run_substring(tmp, docs, 10, "first", 0.8, shard_tokens=shard, executor="local", workers=2)
+        outputs.append((tmp / "out.jsonl").read_bytes())
+        dumps.append(db_rows(tmp / "work", "SELECT * FROM spans ORDER BY span_id")
+                     + db_rows(tmp / "work", "SELECT doc_id, status, removed_tokens FROM documents"))
+        shards = db_rows(tmp / "work", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
+        if shard == 97:
+            assert shards > 50
+            # planted duplicates whose source sits in another shard
+            assert cross_shard_spans(tmp / "work") > 10
+    assert all(o == outputs[0] for o in outputs)
+    assert all(d == dumps[0] for d in dumps)
+    check_against_reference(tmp_path / "s97", docs, 10, "first", 0.8)
+
+
+def cross_shard_spans(work: Path) -> int:
+    import numpy as np
+
+    shard_of = {}
+    for folder in (work / "substring").iterdir():
+        for sdir in sorted(folder.glob("shard_*")):
+            for d in np.load(sdir / "docs.npy"):
+                shard_of[int(d)] = sdir.name
+    return sum(1 for doc, src in db_rows(work, "SELECT doc_id, src_doc_id FROM spans")
+               if shard_of[doc] != shard_of[src])
+
+
+def test_keep_none_source_is_first_or_next(tmp_path):
+    p = "a passage that repeats across documents"
+    docs = ["head " + p, "mid " + p + " tail", p]
+    run_substring(tmp_path, docs, 20, "none", 1.0)
+    check_against_reference(tmp_path, docs, 20, "none", 1.0)
+    spans = spans_by_doc(tmp_path / "work")
+    assert spans[0][0][2] == 1 and spans[1][0][2] == 0 and spans[2][0][2] == 0

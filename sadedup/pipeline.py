@@ -1,8 +1,12 @@
 """The Python API: every CLI command is one of these functions, with the same options."""
 from __future__ import annotations
 
+import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from . import __version__, db
 
 from .config import Workflow, apply_overrides, load_workflow
 from .errors import SadedupError
@@ -34,16 +38,52 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     files = None
     if inputs:
         files, _ = expand_inputs(list(inputs))
+    if output is not None and Path(output).resolve().is_relative_to(Path(workdir).resolve()):
+        raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
     ws = Workspace(workdir, create=True)
     ws.lock()
-    if output is not None:
-        out = Path(output)
-        if out.resolve().is_relative_to(ws.root.resolve()):
-            raise SadedupError(f"output {out} is inside the work folder {ws.root}; write it elsewhere")
-    if files is None and ws.read_state() is None:
-        raise SadedupError("no input given: pass --input PATH (a file or a folder)")
-    ws.configure(wf, files, output, restart=restart)
+    try:
+        if files is None and ws.read_state() is None:
+            raise SadedupError("no input given: pass --input PATH (a file or a folder)")
+        ws.configure(wf, files, output, restart=restart)
+    except BaseException:
+        ws.unlock()
+        raise
     return ws
+
+
+@contextmanager
+def _recorded(ws: Workspace, command: str):
+    """A `runs` row for every command that changes the work folder; the lock for its duration."""
+    with ws.engine.begin() as c:
+        run_id = c.execute(db.runs.insert().values(
+            command=command, started_at=db.now(), status="running", version=__version__,
+            config=ws.workflow.to_json(), inputs=json.dumps((ws.read_state() or {}).get("inputs")))).inserted_primary_key[0]
+    status, error = "failed", None
+    try:
+        yield
+        status = "done"
+    except BaseException as e:
+        error = f"{type(e).__name__}: {e}"
+        raise
+    finally:
+        with ws.engine.begin() as c:
+            c.execute(db.runs.update().where(db.runs.c.run_id == run_id).values(
+                finished_at=db.now(), status=status, error=error))
+        ws.unlock()
+
+
+def _execute(stage, ctx: Context) -> dict[str, Any]:
+    """Runs one stage; a failure is recorded on the stage before it reaches the user."""
+    try:
+        return stage.run(ctx)
+    except BaseException as e:
+        why = "interrupted" if isinstance(e, KeyboardInterrupt) else f"{type(e).__name__}: {e}"
+        try:
+            ctx.ws.mark(stage.name, stage.key(ctx), "failed", error=why)
+        except Exception:
+            pass
+        raise
 
 
 def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workflow: str | None = None,
@@ -51,21 +91,19 @@ def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workf
         workers: int | None = None) -> dict[str, Any]:
     """Runs every stage the workflow lists, skipping work already done in `workdir`."""
     ws = _open(workdir, workflow, overrides, inputs, output, restart)
-    try:
+    with _recorded(ws, "run"):
         ctx = _context(ws, executor, workers)
         wf = ctx.wf
-        summary: dict[str, Any] = {"ingest": Ingest().run(ctx)}
+        summary: dict[str, Any] = {"ingest": _execute(Ingest(), ctx)}
         _clear_unlisted(ws, wf)
         for s in ("exact", "minhash"):
             if s in wf.stages:
-                summary[s] = _document_stage(s)().run(ctx)
+                summary[s] = _execute(_document_stage(s)(), ctx)
         if "substring" in wf.stages:
             for stage in SUBSTRING_STAGES:
-                summary[stage.name] = stage().run(ctx)
-        summary["export"] = Export(output).run(ctx)
+                summary[stage.name] = _execute(stage(), ctx)
+        summary["export"] = _execute(Export(output), ctx)
         return summary
-    finally:
-        ws.unlock()
 
 
 def _document_stage(name: str):
@@ -88,24 +126,24 @@ def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None =
            overrides: list[str] | None = None, restart: bool = False) -> dict[str, Any]:
     """Reads the inputs into the work folder: documents, input_errors, texts."""
     ws = _open(workdir, workflow, overrides, inputs, None, restart)
-    try:
-        return Ingest().run(_context(ws, "inline", 1))
-    finally:
-        ws.unlock()
+    with _recorded(ws, "ingest"):
+        return _execute(Ingest(), _context(ws, "inline", 1))
 
 
 def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw) -> dict[str, Any]:
     ws = Workspace(workdir)
     ws.lock()
-    try:
-        if overrides:
+    if overrides:
+        try:
             wf = apply_overrides(ws.workflow, overrides)
-            ws.configure(wf, None, None)
+        except BaseException:
+            ws.unlock()
+            raise
+        ws.configure(wf, None, None)
+    with _recorded(ws, stage.name):
         ctx = _context(ws, executor, workers)
         _require(ws, stage)
-        return stage(**kw).run(ctx)
-    finally:
-        ws.unlock()
+        return _execute(stage(**kw), ctx)
 
 
 def _require(ws: Workspace, stage) -> None:

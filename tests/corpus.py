@@ -42,6 +42,6 @@ def write_jsonl(path: Path, docs: list[str], extra: bool = True) -> Path:
         for i, d in enumerate(docs):
             row = {"id": f"d{i}", "text": d}
             if extra:
-                row["meta"] = {"n": i, "tags": ["x", i % 3]}
+                row["meta"] = {"n": i, "tags": ["x", str(i % 3)]}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     return path

@@ -1,0 +1,169 @@
+"""The real `sadedup` command on real files: formats, accounting, status, sql, explain, errors."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+from corpus import planted_corpus, write_jsonl
+from helpers import db_rows, read_jsonl
+
+SUBSTRING = ["--set", "stages=substring", "--set", "substring.min_length=20"]
+
+COMMANDS = ["run", "ingest", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain"]
+
+
+def docs_fixture(n=60, seed=3):
+    return planted_corpus(random.Random(seed), n, 400)
+
+
+def test_every_command_has_help(cli):
+    top = cli("--help").stdout
+    for c in COMMANDS:
+        assert c in top
+        out = cli(c, "--help").stdout
+        assert "Usage" in out and len(out) > 200, c
+
+
+def test_accounting_and_formats(cli, tmp_path):
+    docs = docs_fixture()
+    inp = write_jsonl(tmp_path / "in.jsonl", docs)
+    cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w", *SUBSTRING)
+    kept = db_rows(tmp_path / "w", "SELECT ext_id FROM documents WHERE status = 'kept' ORDER BY doc_id")
+    rows = read_jsonl(tmp_path / "out.jsonl")
+    assert [r["id"] for r in rows] == [k[0] for k in kept]
+    assert len(db_rows(tmp_path / "w", "SELECT doc_id FROM documents")) == len(docs)
+    # the same corpus as .gz, .zst and Parquet gives the same decisions, in its own format
+    raw = inp.read_bytes()
+    (tmp_path / "in.jsonl.gz").write_bytes(gzip.compress(raw))
+    (tmp_path / "in.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(raw))
+    pq.write_table(pa.Table.from_pylist([json.loads(l) for l in raw.splitlines()]), tmp_path / "in.parquet",
+                   row_group_size=17)
+    base = [(r["id"], r["text"]) for r in rows]
+    for name, out in (("in.jsonl.gz", "out.jsonl.gz"), ("in.jsonl.zst", "out.jsonl.zst"), ("in.parquet", "out.parquet")):
+        w = tmp_path / f"w-{name}"
+        cli("run", "--input", tmp_path / name, "--output", tmp_path / out, "--workdir", w, *SUBSTRING)
+        if out.endswith(".parquet"):
+            got = pq.read_table(tmp_path / out).to_pylist()
+            assert pq.read_table(tmp_path / out).schema.names == pq.read_table(tmp_path / "in.parquet").schema.names
+        elif out.endswith(".gz"):
+            got = [json.loads(l) for l in gzip.decompress((tmp_path / out).read_bytes()).splitlines()]
+        else:
+            got = [json.loads(l) for l in zstandard.ZstdDecompressor().stream_reader(
+                (tmp_path / out).read_bytes()).read().splitlines()]
+        assert [(r["id"], r["text"]) for r in got] == base, name
+        assert all(r["meta"]["n"] == int(r["id"][1:]) for r in got)
+
+
+def test_bad_rows_are_quarantined(cli, tmp_path):
+    good = "a perfectly fine document " * 3
+    lines = [
+        "\ufeff" + json.dumps({"id": 1, "text": good}),           # 1: BOM, fine
+        "{not json",                                              # 2
+        json.dumps({"id": 3}),                                    # 3: no text
+        json.dumps({"id": 4, "text": None}),                      # 4
+        json.dumps({"id": 5, "text": 17}),                        # 5
+        "",                                                       # 6: blank, skipped
+        '{"id": 7, "text": "bad \\ud800 surrogate"}',             # 7
+        json.dumps([1, 2]),                                       # 8
+        json.dumps({"id": 9, "text": ""}),                        # 9: empty is a document
+        json.dumps({"id": 10, "text": "   "}),                    # 10: whitespace too
+        json.dumps({"id": 1, "text": "other words, same id"}),   # 11: duplicate id is fine
+    ]
+    data = "\r\n".join(lines).encode("utf-8") + b"\n" + b'{"id": 12, "text": "\xff\xfe"}\n'
+    inp = tmp_path / "in.jsonl"
+    inp.write_bytes(data)
+    p = cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w", *SUBSTRING)
+    errors = db_rows(tmp_path / "w", "SELECT source_row, error FROM input_errors ORDER BY source_row")
+    assert [e[0] for e in errors] == [2, 3, 4, 5, 7, 8, 12]
+    reasons = dict(errors)
+    assert reasons[3] == "missing text field 'text'"
+    assert reasons[4] == "text field 'text' is null, not a string"
+    assert reasons[5] == "text field 'text' is int, not a string"
+    assert reasons[7] == "text has an unpaired surrogate at character 4"
+    assert reasons[8] == "not a JSON object but list"
+    assert reasons[12].startswith("invalid UTF-8")
+    assert reasons[2].startswith("invalid JSON")
+    docs = db_rows(tmp_path / "w", "SELECT source_row, ext_id FROM documents ORDER BY doc_id")
+    assert [d[0] for d in docs] == [1, 9, 10, 11]
+    out = read_jsonl(tmp_path / "out.jsonl")
+    assert [r["id"] for r in out] == [1, 9, 10, 1]
+    assert "7 row(s) set aside" in p.stderr
+
+
+def test_sql_is_read_only_and_formats(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", docs_fixture(20))
+    cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w", *SUBSTRING)
+    for stmt in ("DELETE FROM documents", "DROP TABLE spans", "UPDATE documents SET status = 'x'",
+                 "INSERT INTO runs (command) VALUES ('x')"):
+        p = cli("sql", tmp_path / "w", stmt, check=False)
+        assert p.returncode != 0 and "read-only" in p.stderr and "Traceback" not in p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1
+    assert db_rows(tmp_path / "w", "SELECT count(*) FROM documents")[0][0] == 20
+    out = cli("sql", tmp_path / "w", "SELECT doc_id, status FROM documents ORDER BY doc_id LIMIT 3", "--format", "json")
+    assert [r["doc_id"] for r in json.loads(out.stdout)] == [0, 1, 2]
+    out = cli("sql", tmp_path / "w", "SELECT count(*) AS n FROM documents", "--format", "csv")
+    assert out.stdout.splitlines() == ["n", "20"]
+
+
+def test_explain_and_status(cli, tmp_path):
+    passage = "This passage is shared by two documents and is long enough to be a duplicate."
+    docs = ["First document. " + passage, "Second one, unrelated text here.", "Third, with a longer introduction of its own words: " + passage + " And a new ending."]
+    inp = write_jsonl(tmp_path / "in.jsonl", docs)
+    cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w", *SUBSTRING)
+    out = cli("explain", tmp_path / "w", "d2").stdout
+    assert "kept, cut in 1 place(s)" in out and "duplicates document 0" in out
+    assert passage[:40] in out
+    out = cli("explain", tmp_path / "w", "1").stdout
+    assert "document 1" in out and "kept" in out
+    p = cli("explain", tmp_path / "w", "nope", check=False)
+    assert p.returncode != 0 and "no document with doc_id or id 'nope'" in p.stderr
+    st = cli("status", tmp_path / "w").stdout
+    for stage in ("ingest", "tokenize", "build", "repeats", "remove", "export"):
+        assert stage in st
+    assert "pending: nothing" in st
+
+
+def test_stage_by_stage_equals_run(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", docs_fixture(40))
+    cli("run", "--input", inp, "--output", tmp_path / "a.jsonl", "--workdir", tmp_path / "w1", *SUBSTRING)
+    w = tmp_path / "w2"
+    cli("ingest", "--input", inp, "--workdir", w, *SUBSTRING)
+    st = cli("status", w).stdout
+    assert "pending: tokenize" in st
+    for stage in ("tokenize", "build", "repeats", "remove"):
+        cli(stage, w)
+    cli("export", w, "--output", tmp_path / "b.jsonl")
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "substring.nope=1"], "unknown workflow key 'substring.nope'"),
+    (["--set", "substring.min_length=0x"], "substring.min_length: expects a whole number"),
+    (["--set", "substring.drop_fraction=1.5"], "substring.drop_fraction: must be in (0, 1]"),
+    (["--set", "substring.keep=last"], "substring.keep: must be first or none"),
+    (["--set", "minhash.bands=20"], "exceeds minhash.num_perm"),
+    (["--set", "stages=substring,exact"], "stages: must be in the order"),
+    (["--set", "substring.shard_tokens=1000000000000"], "substring.shard_tokens=1000000000000 needs more memory"),
+])
+def test_configuration_errors_are_one_line(cli, tmp_path, args, message):
+    inp = write_jsonl(tmp_path / "in.jsonl", ["x"])
+    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *args, check=False)
+    assert p.returncode != 0
+    assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert not (tmp_path / "w" / "ingest").exists()
+
+
+def test_run_level_errors(cli, tmp_path):
+    p = cli("run", "--input", tmp_path / "missing.jsonl", "--output", tmp_path / "o.jsonl", "--workdir",
+            tmp_path / "w", check=False)
+    assert p.returncode != 0 and "missing.jsonl: no such file or folder" in p.stderr
+    inp = write_jsonl(tmp_path / "in.jsonl", ["x"])
+    p = cli("run", "--input", inp, "--output", tmp_path / "w" / "o.jsonl", "--workdir", tmp_path / "w", check=False)
+    assert p.returncode != 0 and "inside the work folder" in p.stderr
+    p = cli("status", tmp_path / "nowhere", check=False)
+    assert p.returncode != 0 and "not a sadedup work folder" in p.stderr

@@ -80,4 +80,8 @@ int64_t sd_select_none(const void *gid, int gid64, const int64_t *doc_start, int
                        int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
                        int64_t *sp_end, int64_t *sp_src);
 
+/* Token ids and byte offsets from one serialized sentencepiece SentencePieceText.
+ * Returns the number of pieces, -1 on malformed input, -2 if more than `cap`. */
+int64_t sd_spm_pieces(const uint8_t *buf, int64_t n, int64_t cap, uint32_t *ids, int64_t *begin, int64_t *end);
+
 #endif

@@ -5,6 +5,7 @@
 #include <Python.h>
 #include <stdlib.h>
 #include "kernels.h"
+#include "minhash.h"
 
 #define W(x) ((x) ? 8 : 4)
 
@@ -152,13 +153,234 @@ static PyObject *py_first_two(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_spm_pieces(PyObject *self, PyObject *args) {
+    Py_buffer buf, ids, begin, end;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*", &buf, &ids, &begin, &end)) return NULL;
+    int64_t cap = ids.len / 4;
+    if (begin.len / 8 < cap) cap = begin.len / 8;
+    if (end.len / 8 < cap) cap = end.len / 8;
+    int64_t k;
+    Py_BEGIN_ALLOW_THREADS
+    k = sd_spm_pieces(buf.buf, buf.len, cap, ids.buf, begin.buf, end.buf);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf); PyBuffer_Release(&ids); PyBuffer_Release(&begin); PyBuffer_Release(&end);
+    if (k == -1) { PyErr_SetString(PyExc_ValueError, "malformed sentencepiece proto"); return NULL; }
+    if (k == -2) { PyErr_SetString(PyExc_ValueError, "more pieces than the output arrays hold"); return NULL; }
+    return PyLong_FromLongLong(k);
+}
+
+/* ---- document-level kernels (minhash.h) ----
+ * A document set is (A, B, starts, ends): byte ranges into A, or into B for positions >= len(A). */
+typedef struct {
+    Py_buffer A, B, starts, ends;
+    int got;
+    sd_docs docs;
+} docs_args;
+
+static void docs_release(docs_args *a) {
+    Py_buffer *all[] = {&a->A, &a->B, &a->starts, &a->ends};
+    for (int i = 0; i < a->got; i++) PyBuffer_Release(all[i]);
+    a->got = 0;
+}
+
+/* Parses the four buffers from the tuple at `i` and checks every range lies inside A or B. */
+static int docs_parse(PyObject *tuple, docs_args *a) {
+    a->got = 0;
+    if (!PyArg_ParseTuple(tuple, "y*y*y*y*", &a->A, &a->B, &a->starts, &a->ends)) return 0;
+    a->got = 4;
+    if (a->starts.len != a->ends.len || a->starts.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "starts and ends must be int64 arrays of one length");
+        return 0;
+    }
+    int64_t n = a->starts.len / 8, lenA = a->A.len, lenB = a->B.len;
+    const int64_t *s = a->starts.buf, *e = a->ends.buf;
+    for (int64_t d = 0; d < n; d++) {
+        int ok = s[d] >= 0 && s[d] <= e[d] &&
+                 ((s[d] < lenA && e[d] <= lenA) || (s[d] >= lenA && e[d] <= lenA + lenB) || s[d] == e[d]);
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "document %lld: range %lld..%lld outside the text buffers",
+                         (long long)d, (long long)s[d], (long long)e[d]);
+            return 0;
+        }
+    }
+    a->docs = (sd_docs){a->A.buf, lenA, a->B.buf, lenB, s, e, n};
+    return 1;
+}
+
+static int64_t docs_bytes(const sd_docs *d) {
+    int64_t t = 0;
+    for (int64_t i = 0; i < d->ndocs; i++) t += d->ends[i] - d->starts[i];
+    return t;
+}
+
+static PyObject *py_doc_normalize(PyObject *self, PyObject *args) {
+    PyObject *docs;
+    int lower;
+    Py_buffer out, offs;
+    if (!PyArg_ParseTuple(args, "O!pw*w*", &PyTuple_Type, &docs, &lower, &out, &offs)) return NULL;
+    docs_args a;
+    PyObject *ret = NULL;
+    if (docs_parse(docs, &a) && need(&out, docs_bytes(&a.docs), "out") &&
+        need(&offs, (a.docs.ndocs + 1) * 8, "out_offsets")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_normalize(&a.docs, lower, out.buf, offs.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    docs_release(&a);
+    PyBuffer_Release(&out); PyBuffer_Release(&offs);
+    return ret;
+}
+
+static PyObject *py_doc_nonascii(PyObject *self, PyObject *args) {
+    PyObject *docs;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "O!w*", &PyTuple_Type, &docs, &out)) return NULL;
+    docs_args a;
+    PyObject *ret = NULL;
+    if (docs_parse(docs, &a) && need(&out, a.docs.ndocs, "nonascii")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_nonascii(&a.docs, out.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    docs_release(&a);
+    PyBuffer_Release(&out);
+    return ret;
+}
+
+static int shingle_args_ok(int mode, int ngram) {
+    if ((mode != 0 && mode != 1) || ngram < 1) {
+        PyErr_SetString(PyExc_ValueError, "mode must be 0 (words) or 1 (characters) and ngram >= 1");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *py_minhash(PyObject *self, PyObject *args) {
+    PyObject *docs;
+    int lower, mode, ngram;
+    unsigned long long seed;
+    Py_buffer seeds, sig, nsh;
+    if (!PyArg_ParseTuple(args, "O!piiKy*w*w*", &PyTuple_Type, &docs, &lower, &mode, &ngram, &seed, &seeds, &sig,
+                          &nsh))
+        return NULL;
+    docs_args a;
+    PyObject *ret = NULL;
+    int P = (int)(seeds.len / 4), rc = 0;
+    if (docs_parse(docs, &a) && shingle_args_ok(mode, ngram) && need(&sig, a.docs.ndocs * P * 4, "sig") &&
+        need(&nsh, a.docs.ndocs * 8, "nshingles")) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_minhash(&a.docs, lower, mode, ngram, seed, seeds.buf, P, sig.buf, nsh.buf);
+        Py_END_ALLOW_THREADS
+        if (rc) PyErr_NoMemory();
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    docs_release(&a);
+    PyBuffer_Release(&seeds); PyBuffer_Release(&sig); PyBuffer_Release(&nsh);
+    return ret;
+}
+
+static PyObject *py_shingle_sets(PyObject *self, PyObject *args) {
+    PyObject *docs;
+    int lower, mode, ngram;
+    unsigned long long seed;
+    Py_buffer out, offs, counts;
+    if (!PyArg_ParseTuple(args, "O!piiKw*y*w*", &PyTuple_Type, &docs, &lower, &mode, &ngram, &seed, &out, &offs,
+                          &counts))
+        return NULL;
+    docs_args a;
+    PyObject *ret = NULL;
+    int ok = docs_parse(docs, &a) && shingle_args_ok(mode, ngram) && need(&offs, (a.docs.ndocs + 1) * 8, "offsets") &&
+             need(&counts, a.docs.ndocs * 8, "counts");
+    if (ok) {
+        const int64_t *o = offs.buf;
+        for (int64_t d = 0; d < a.docs.ndocs && ok; d++)
+            if (o[d] < 0 || o[d] > o[d + 1] || o[d + 1] * 8 > out.len) {
+                PyErr_SetString(PyExc_ValueError, "shingle set offsets outside the output buffer");
+                ok = 0;
+            }
+    }
+    if (ok) {
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_shingle_sets(&a.docs, lower, mode, ngram, seed, out.buf, offs.buf, counts.buf);
+        Py_END_ALLOW_THREADS
+        if (rc) PyErr_NoMemory();
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    docs_release(&a);
+    PyBuffer_Release(&out); PyBuffer_Release(&offs); PyBuffer_Release(&counts);
+    return ret;
+}
+
+static PyObject *py_jaccard_pairs(PyObject *self, PyObject *args) {
+    Py_buffer h, off, cnt, pi, pj, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*", &h, &off, &cnt, &pi, &pj, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nsets = off.len / 8, np_ = pi.len / 8, nh = h.len / 8;
+    int ok = cnt.len == off.len && pj.len == pi.len && need(&out, np_ * 8, "out");
+    if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "jaccard_pairs: mismatched array lengths");
+    const int64_t *o = off.buf, *c = cnt.buf, *a = pi.buf, *b = pj.buf;
+    for (int64_t x = 0; ok && x < nsets; x++)
+        if (o[x] < 0 || c[x] < 0 || o[x] + c[x] > nh) {
+            PyErr_SetString(PyExc_ValueError, "jaccard_pairs: a set runs outside the hashes");
+            ok = 0;
+        }
+    for (int64_t k = 0; ok && k < np_; k++)
+        if (a[k] < 0 || a[k] >= nsets || b[k] < 0 || b[k] >= nsets) {
+            PyErr_SetString(PyExc_ValueError, "jaccard_pairs: pair index out of range");
+            ok = 0;
+        }
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_jaccard_pairs(h.buf, o, c, a, b, np_, out.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    Py_buffer *all[] = {&h, &off, &cnt, &pi, &pj, &out};
+    for (int i = 0; i < 6; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
+static PyObject *py_components(PyObject *self, PyObject *args) {
+    long long n;
+    Py_buffer ei, ej, root;
+    if (!PyArg_ParseTuple(args, "Ly*y*w*", &n, &ei, &ej, &root)) return NULL;
+    PyObject *ret = NULL;
+    int64_t E = ei.len / 8;
+    int ok = n >= 0 && ej.len == ei.len && need(&root, n * 8, "root");
+    if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "components: mismatched array lengths");
+    const int64_t *a = ei.buf, *b = ej.buf;
+    for (int64_t k = 0; ok && k < E; k++)
+        if (a[k] < 0 || a[k] >= n || b[k] < 0 || b[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "components: edge endpoint out of range");
+            ok = 0;
+        }
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_components(n, a, b, E, root.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&ei); PyBuffer_Release(&ej); PyBuffer_Release(&root);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
+    {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},
     {"select_none", py_select_none, METH_VARARGS, "keep='none' pass over one shard."},
     {"first_two", py_first_two, METH_VARARGS, "First and second occurrence of every group."},
+    {"doc_normalize", py_doc_normalize, METH_VARARGS, "Whitespace collapse (and ASCII lower-casing) of documents."},
+    {"doc_nonascii", py_doc_nonascii, METH_VARARGS, "Which documents have a non-ASCII byte."},
+    {"minhash", py_minhash, METH_VARARGS, "MinHash signatures of documents' word or character n-grams."},
+    {"shingle_sets", py_shingle_sets, METH_VARARGS, "Sorted distinct shingle hashes of documents."},
+    {"jaccard_pairs", py_jaccard_pairs, METH_VARARGS, "Exact Jaccard of pairs of sorted sets."},
+    {"components", py_components, METH_VARARGS, "Union-find: smallest node of every node's component."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_native", "sadedup native kernels", -1, methods};

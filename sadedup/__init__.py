@@ -1,2 +1,17 @@
-"""sadedup: exact, near-duplicate and substring deduplication with SQL-queryable provenance."""
+"""sadedup: exact, near-duplicate and substring deduplication with SQL-queryable provenance.
+
+The CLI is a thin layer over these functions; they take the same names and options:
+
+    import sadedup
+    sadedup.run(["data.jsonl"], "clean.jsonl", "work/", overrides=["stages=substring"])
+    cols, rows = sadedup.sql("work/", "SELECT reason, count(*) FROM documents GROUP BY reason")
+"""
 __version__ = "0.1.0"
+
+from .config import load_workflow  # noqa: E402
+from .errors import ConfigError, SadedupError  # noqa: E402
+from .inspect import explain, sql, status  # noqa: E402
+from .pipeline import build, export, ingest, remove, repeats, run, tokenize  # noqa: E402
+
+__all__ = ["run", "ingest", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain",
+           "load_workflow", "SadedupError", "ConfigError"]

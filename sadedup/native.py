@@ -128,3 +128,14 @@ def select_none(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: f
                             _buf(second) if second.size else bytearray(),
                             removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)
     return removed, dropped.astype(bool), tuple(s[:k] for s in spans)
+
+
+def spm_pieces(proto: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ids uint32, begin int64, end int64) of a serialized sentencepiece SentencePieceText;
+    begin/end are byte offsets into the original (not normalized) text."""
+    cap = len(proto) // 4 + 1  # a piece takes at least 4 bytes on the wire
+    ids = np.empty(cap, dtype=np.uint32)
+    begin = np.empty(cap, dtype=np.int64)
+    end = np.empty(cap, dtype=np.int64)
+    k = _native.spm_pieces(proto, ids, begin, end)
+    return ids[:k], begin[:k], end[:k]

@@ -61,8 +61,9 @@ class ByteTokenizer:
         b = np.where((b < end_of_doc) & cont[np.minimum(b, len(tokens) - 1)], a, b)
         b = np.maximum(a, b)
         # code points before a byte offset = character-start bytes before it
-        starts = np.concatenate(([0], np.cumsum(~cont, dtype=np.int64)))
-        return starts[a] - starts[base], starts[b] - starts[base]
+        starts = np.zeros(len(tokens) + 1, dtype=np.int32 if len(tokens) < (1 << 31) else np.int64)
+        np.cumsum(~cont, out=starts[1:])
+        return (starts[a] - starts[base]).astype(np.int64), (starts[b] - starts[base]).astype(np.int64)
 
 
 def get_tokenizer(spec: str):

@@ -34,7 +34,8 @@ def valid_windows(offsets: np.ndarray, n: int, L: int) -> np.ndarray:
     delta = np.zeros(n + 1, dtype=np.int32)
     np.add.at(delta, starts[ok], 1)
     np.add.at(delta, ends[ok] - L + 1, -1)
-    return (np.cumsum(delta[:n]) > 0).astype(np.uint8)
+    np.cumsum(delta, out=delta)
+    return (delta[:n] > 0).view(np.uint8)
 
 
 def windows_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:

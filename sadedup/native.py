@@ -139,3 +139,98 @@ def spm_pieces(proto: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     end = np.empty(cap, dtype=np.int64)
     k = _native.spm_pieces(proto, ids, begin, end)
     return ids[:k], begin[:k], end[:k]
+
+
+# ---- document-level kernels (native/minhash.c) -------------------------------------------
+# A document set is (A, B, starts, ends): byte ranges [starts[d], ends[d]) into A, or into B
+# for positions >= len(A) (B holds texts Python normalized itself). See native/minhash.h.
+
+def _bytes_buf(a):
+    if isinstance(a, np.ndarray):
+        return _buf(a.reshape(-1).view(np.uint8)) if a.size else b""
+    return a
+
+
+def _docs(A, B, starts: np.ndarray, ends: np.ndarray) -> tuple:
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    return (_bytes_buf(A), _bytes_buf(B), starts if starts.size else b"", ends if ends.size else b"")
+
+
+def doc_nonascii(A, B, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Which documents have a byte >= 0x80 (bool per document)."""
+    out = np.zeros(len(starts), dtype=np.uint8)
+    if len(starts):
+        _native.doc_nonascii(_docs(A, B, starts, ends), out)
+    return out.view(bool)
+
+
+def doc_normalize(A, B, starts: np.ndarray, ends: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Whitespace runs to one space, ends stripped, ASCII lower-cased with `lower`.
+
+    Returns the normalized bytes of all documents, concatenated, and their ndocs+1 offsets."""
+    total = int((np.asarray(ends, np.int64) - np.asarray(starts, np.int64)).sum()) if len(starts) else 0
+    out = np.empty(max(total, 1), dtype=np.uint8)
+    offs = np.zeros(len(starts) + 1, dtype=np.int64)
+    if len(starts):
+        _native.doc_normalize(_docs(A, B, starts, ends), bool(lower), out, offs)
+    return out[: offs[-1]], offs
+
+
+def minhash(A, B, starts: np.ndarray, ends: np.ndarray, lower: bool, mode: int, ngram: int, seed: int,
+            perm_seeds: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """MinHash signatures (uint32, ndocs x num_perm; `out` may be a writable memmap) and the
+    number of shingles of every document (0: too short, signature all 0xFFFFFFFF)."""
+    n, P = len(starts), len(perm_seeds)
+    if perm_seeds.dtype != np.uint32:
+        raise TypeError("perm_seeds must be uint32")
+    if out is None:
+        out = np.empty((n, P), dtype=np.uint32)
+    if out.dtype != np.uint32 or out.shape != (n, P):
+        raise ValueError("signature output must be uint32 of shape (ndocs, num_perm)")
+    nsh = np.zeros(n, dtype=np.int64)
+    if n and P:
+        _native.minhash(_docs(A, B, starts, ends), bool(lower), int(mode), int(ngram), int(seed) & (2**64 - 1),
+                        _c(perm_seeds), _c(out), nsh)
+    return out, nsh
+
+
+def shingle_sets(A, B, starts: np.ndarray, ends: np.ndarray, lower: bool, mode: int, ngram: int, seed: int,
+                 capacity: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct shingle hashes of every document, concatenated (uint64; `out` may be a
+    writable memmap of sum(capacity) entries): returns (hashes, offsets, counts), document d's
+    set being hashes[offsets[d] : offsets[d] + counts[d]]. capacity[d] >= its shingle count."""
+    n = len(starts)
+    offs = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.asarray(capacity, dtype=np.int64), out=offs[1:])
+    if out is None:
+        out = np.empty(int(offs[-1]), dtype=np.uint64)
+    if out.dtype != np.uint64 or len(out) < offs[-1]:
+        raise ValueError("shingle set output must be uint64 with room for sum(capacity)")
+    counts = np.zeros(n, dtype=np.int64)
+    if n:
+        _native.shingle_sets(_docs(A, B, starts, ends), bool(lower), int(mode), int(ngram),
+                             int(seed) & (2**64 - 1), _buf(out) if out.size else bytearray(), offs, counts)
+    return out, offs[:-1], counts
+
+
+def jaccard_pairs(hashes: np.ndarray, offsets: np.ndarray, counts: np.ndarray, pi: np.ndarray,
+                  pj: np.ndarray) -> np.ndarray:
+    """Exact Jaccard of set pi[k] and set pj[k] (sets as made by shingle_sets)."""
+    pi = np.ascontiguousarray(pi, dtype=np.int64)
+    pj = np.ascontiguousarray(pj, dtype=np.int64)
+    out = np.zeros(len(pi), dtype=np.float64)
+    if len(pi):
+        _native.jaccard_pairs(_buf(hashes) if hashes.size else b"", _c(offsets.astype(np.int64, copy=False)),
+                              _c(counts.astype(np.int64, copy=False)), pi, pj, out)
+    return out
+
+
+def components(n: int, ei: np.ndarray, ej: np.ndarray) -> np.ndarray:
+    """Union-find: for every node 0..n-1, the smallest node of its connected component."""
+    ei = np.ascontiguousarray(ei, dtype=np.int64)
+    ej = np.ascontiguousarray(ej, dtype=np.int64)
+    root = np.empty(n, dtype=np.int64)
+    if n:
+        _native.components(int(n), ei if ei.size else b"", ej if ej.size else b"", root)
+    return root

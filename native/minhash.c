@@ -1,0 +1,320 @@
+/* Document-level kernels: normalization, shingling, MinHash signatures, exact Jaccard,
+ * union-find. See minhash.h for the definitions; sadedup/minhash.py for the math. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "minhash.h"
+
+/* The hot loop gets AVX2 and AVX-512 builds next to the portable one; the loader picks the
+ * best the CPU has (GCC function multi-versioning, Linux x86-64 only). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SD_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define SD_CLONES
+#endif
+
+#define K1 0x9E3779B97F4A7C15ULL
+#define K2 0xC2B2AE3D27D4EB4FULL
+#define K3 0x165667B19E3779F9ULL
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline uint64_t fmix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+static inline const uint8_t *doc_at(const sd_docs *D, int64_t d, int64_t *len) {
+    int64_t s = D->starts[d], e = D->ends[d];
+    *len = e - s;
+    return s >= D->lenA ? D->B + (s - D->lenA) : D->A + s;
+}
+
+/* ASCII whitespace as Python's str.isspace() sees it */
+static const uint8_t ASCII_WS[128] = {
+    ['\t'] = 1, ['\n'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1,
+    [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [' '] = 1};
+
+/* Byte length of the whitespace character at p[i], 0 when it is not whitespace. */
+static inline int ws_len(const uint8_t *p, int64_t i, int64_t n) {
+    uint8_t c = p[i];
+    if (c < 0x80) return ASCII_WS[c];
+    if (c == 0xC2) return i + 1 < n && (p[i + 1] == 0x85 || p[i + 1] == 0xA0) ? 2 : 0;
+    if (c < 0xE1 || c > 0xE3 || i + 2 >= n) return 0;
+    uint8_t c1 = p[i + 1], c2 = p[i + 2];
+    if (c == 0xE1) return c1 == 0x9A && c2 == 0x80 ? 3 : 0;                    /* U+1680 */
+    if (c == 0xE3) return c1 == 0x80 && c2 == 0x80 ? 3 : 0;                    /* U+3000 */
+    if (c1 == 0x80) return (c2 <= 0x8A || c2 == 0xA8 || c2 == 0xA9 || c2 == 0xAF) ? 3 : 0; /* U+2000.. */
+    if (c1 == 0x81) return c2 == 0x9F ? 3 : 0;                                 /* U+205F */
+    return 0;
+}
+
+static inline uint8_t lower1(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+
+/* ASCII upper case to lower case in 8 bytes at once; other bytes are untouched. */
+static inline uint64_t lower8(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101ULL;
+    uint64_t hept = x & (0x7f * ones);
+    uint64_t ge_A = hept + (0x80 - 'A') * ones;
+    uint64_t gt_Z = hept + (0x7f - 'Z') * ones;
+    uint64_t upper = ge_A & ~gt_Z & ~x & (0x80 * ones);
+    return x | (upper >> 2);
+}
+
+static inline uint64_t hash_bytes(const uint8_t *p, int64_t n, int lower, uint64_t seed) {
+    uint64_t h = seed ^ ((uint64_t)n * K1);
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        if (lower) v = lower8(v);
+        h = rotl64(h ^ (v * K2), 31) * K1;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t v = 0;
+        memcpy(&v, p, (size_t)n);
+        if (lower) v = lower8(v);
+        h = rotl64(h ^ (v * K2), 31) * K1;
+    }
+    return fmix64(h);
+}
+
+void sd_normalize(const sd_docs *D, int lower, uint8_t *out, int64_t *out_offsets) {
+    int64_t o = 0;
+    out_offsets[0] = 0;
+    for (int64_t d = 0; d < D->ndocs; d++) {
+        int64_t n;
+        const uint8_t *p = doc_at(D, d, &n);
+        int pending = 0; /* a whitespace run was seen after some text */
+        int64_t i = 0;
+        while (i < n) {
+            int w = ws_len(p, i, n);
+            if (w) {
+                pending = o > out_offsets[d];
+                i += w;
+                continue;
+            }
+            if (pending) {
+                out[o++] = ' ';
+                pending = 0;
+            }
+            out[o++] = lower ? lower1(p[i]) : p[i];
+            i++;
+        }
+        out_offsets[d + 1] = o;
+    }
+}
+
+void sd_nonascii(const sd_docs *D, uint8_t *nonascii) {
+    for (int64_t d = 0; d < D->ndocs; d++) {
+        int64_t n;
+        const uint8_t *p = doc_at(D, d, &n);
+        uint8_t acc = 0;
+        for (int64_t i = 0; i < n; i++) acc |= p[i];
+        nonascii[d] = acc >> 7;
+    }
+}
+
+/* Token hashes of one document; returns how many. `t` has room for n + 1 entries. */
+static int64_t tokens(const uint8_t *p, int64_t n, int lower, int mode, uint64_t seed, uint64_t *t) {
+    int64_t m = 0, i = 0;
+    if (mode == 0) {
+        while (i < n) {
+            int w = ws_len(p, i, n);
+            if (w) {
+                i += w;
+                continue;
+            }
+            int64_t s = i;
+            while (i < n && !ws_len(p, i, n)) i++;
+            t[m++] = hash_bytes(p + s, i - s, lower, seed);
+        }
+        return m;
+    }
+    int pending = 0;
+    uint64_t space = fmix64(((uint64_t)' ') ^ seed);
+    while (i < n) {
+        int w = ws_len(p, i, n);
+        if (w) {
+            pending = m > 0;
+            i += w;
+            continue;
+        }
+        if (pending) {
+            t[m++] = space;
+            pending = 0;
+        }
+        uint32_t c = p[i], cp;
+        int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (i + len > n) len = (int)(n - i); /* never past the end, even on bad input */
+        if (len == 1) cp = lower ? lower1((uint8_t)c) : c;
+        else {
+            cp = c & (0xFF >> (len + 1));
+            for (int k = 1; k < len; k++) cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        t[m++] = fmix64((uint64_t)cp ^ seed);
+        i += len;
+    }
+    return m;
+}
+
+/* Shingle hashes from token hashes, in place: h[i] for the n-gram starting at token i. */
+static int64_t shingles(uint64_t *t, int64_t m, int ngram, uint64_t seed) {
+    if (m < ngram) return 0;
+    int64_t ns = m - ngram + 1;
+    for (int64_t i = 0; i < ns; i++) {
+        uint64_t h = seed ^ K3;
+        for (int k = 0; k < ngram; k++) h = rotl64((h ^ t[i + k]) * K1, 27);
+        t[i] = fmix64(h ^ (uint64_t)ngram);
+    }
+    return ns;
+}
+
+SD_CLONES
+static void minhash_min(const uint32_t *h, int64_t ns, const uint32_t *seeds, int P, uint32_t *sig) {
+    for (int p = 0; p < P; p++) {
+        uint32_t s = seeds[p], m = UINT32_MAX;
+        for (int64_t i = 0; i < ns; i++) {
+            uint32_t x = h[i] ^ s;
+            x ^= x >> 16;
+            x *= 0x85ebca6bU;
+            x ^= x >> 13;
+            x *= 0xc2b2ae35U;
+            x ^= x >> 16;
+            m = x < m ? x : m;
+        }
+        sig[p] = m;
+    }
+}
+
+static int64_t max_len(const sd_docs *D) {
+    int64_t mx = 0;
+    for (int64_t d = 0; d < D->ndocs; d++) {
+        int64_t n = D->ends[d] - D->starts[d];
+        if (n > mx) mx = n;
+    }
+    return mx;
+}
+
+int sd_minhash(const sd_docs *D, int lower, int mode, int ngram, uint64_t seed, const uint32_t *perm_seeds,
+               int num_perm, uint32_t *sig, int64_t *nshingles) {
+    int64_t cap = max_len(D) + 1;
+    uint64_t *t = malloc((size_t)cap * sizeof(uint64_t));
+    uint32_t *h = malloc((size_t)cap * sizeof(uint32_t));
+    if (!t || !h) {
+        free(t);
+        free(h);
+        return -1;
+    }
+    for (int64_t d = 0; d < D->ndocs; d++) {
+        int64_t n;
+        const uint8_t *p = doc_at(D, d, &n);
+        int64_t m = tokens(p, n, lower, mode, seed, t);
+        int64_t ns = shingles(t, m, ngram, seed);
+        for (int64_t i = 0; i < ns; i++) h[i] = (uint32_t)(t[i] >> 32);
+        nshingles[d] = ns;
+        minhash_min(h, ns, perm_seeds, num_perm, sig + d * (int64_t)num_perm);
+    }
+    free(t);
+    free(h);
+    return 0;
+}
+
+/* LSD radix sort of n 64-bit keys, a byte a pass (eight passes, so the result ends in `a`);
+ * `tmp` has room for n. Short arrays go to insertion sort. */
+static void radix_sort(uint64_t *a, uint64_t *tmp, int64_t n) {
+    if (n < 64) {
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            int64_t j = i;
+            while (j > 0 && a[j - 1] > x) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = x;
+        }
+        return;
+    }
+    int64_t count[256];
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        memset(count, 0, sizeof(count));
+        for (int64_t i = 0; i < n; i++) count[(src[i] >> shift) & 0xFF]++;
+        int64_t sum = 0;
+        for (int k = 0; k < 256; k++) {
+            int64_t c = count[k];
+            count[k] = sum;
+            sum += c;
+        }
+        for (int64_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
+        uint64_t *x = src;
+        src = dst;
+        dst = x;
+    }
+}
+
+int sd_shingle_sets(const sd_docs *D, int lower, int mode, int ngram, uint64_t seed, uint64_t *out,
+                    const int64_t *out_offsets, int64_t *counts) {
+    int64_t cap = max_len(D) + 1;
+    uint64_t *t = malloc((size_t)cap * sizeof(uint64_t));
+    uint64_t *tmp = malloc((size_t)cap * sizeof(uint64_t));
+    if (!t || !tmp) {
+        free(t);
+        free(tmp);
+        return -1;
+    }
+    for (int64_t d = 0; d < D->ndocs; d++) {
+        int64_t n;
+        const uint8_t *p = doc_at(D, d, &n);
+        int64_t m = tokens(p, n, lower, mode, seed, t);
+        int64_t ns = shingles(t, m, ngram, seed);
+        radix_sort(t, tmp, ns);
+        int64_t room = out_offsets[d + 1] - out_offsets[d], k = 0;
+        uint64_t *o = out + out_offsets[d];
+        for (int64_t i = 0; i < ns && k < room; i++)
+            if (i == 0 || t[i] != t[i - 1]) o[k++] = t[i];
+        counts[d] = k;
+    }
+    free(t);
+    free(tmp);
+    return 0;
+}
+
+void sd_jaccard_pairs(const uint64_t *h, const int64_t *off, const int64_t *cnt, const int64_t *pi,
+                      const int64_t *pj, int64_t npairs, double *out) {
+    for (int64_t k = 0; k < npairs; k++) {
+        const uint64_t *a = h + off[pi[k]], *b = h + off[pj[k]];
+        int64_t na = cnt[pi[k]], nb = cnt[pj[k]], i = 0, j = 0, inter = 0;
+        while (i < na && j < nb) {
+            uint64_t x = a[i], y = b[j];
+            inter += x == y;
+            i += x <= y;
+            j += y <= x;
+        }
+        int64_t uni = na + nb - inter;
+        out[k] = uni ? (double)inter / (double)uni : 0.0;
+    }
+}
+
+static inline int64_t find(int64_t *root, int64_t x) {
+    while (root[x] != x) {
+        root[x] = root[root[x]];
+        x = root[x];
+    }
+    return x;
+}
+
+void sd_components(int64_t n, const int64_t *ei, const int64_t *ej, int64_t nedges, int64_t *root) {
+    for (int64_t x = 0; x < n; x++) root[x] = x;
+    for (int64_t k = 0; k < nedges; k++) {
+        int64_t a = find(root, ei[k]), b = find(root, ej[k]);
+        if (a < b) root[b] = a;
+        else if (b < a) root[a] = b;
+    }
+    for (int64_t x = 0; x < n; x++) root[x] = find(root, x);
+}

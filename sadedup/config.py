@@ -81,6 +81,8 @@ class SubstringConfig:
     keep: str = "first"
     # 0 means derived from run.memory_budget
     shard_tokens: int = 0
+    # text sampled (evenly over the corpus) to train a train:bpe|unigram:VOCAB tokenizer
+    tokenizer_sample: str = "100MB"
 
     def validate(self) -> None:
         _check(self.min_length >= 1 or self.min_length == 0, "substring.min_length",
@@ -89,8 +91,10 @@ class SubstringConfig:
                f"must be in (0, 1], not {self.drop_fraction}")
         _check(self.keep in ("first", "none"), "substring.keep", f"must be first or none, not {self.keep!r}")
         _check(self.shard_tokens >= 0, "substring.shard_tokens", f"must be >= 1, not {self.shard_tokens}")
-        _check(self.tokenizer == "bytes" or ":" in self.tokenizer, "substring.tokenizer",
-               f"must be bytes, hf:PATH, sp:PATH or train:bpe|unigram:VOCAB, not {self.tokenizer!r}")
+        from .tokenizers import parse_spec
+
+        parse_spec(self.tokenizer)
+        parse_size(self.tokenizer_sample, "substring.tokenizer_sample")
 
     @property
     def window(self) -> int:

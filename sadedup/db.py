@@ -27,6 +27,7 @@ runs = Table(
     Column("config", Text),             # JSON of the whole resolved workflow
     Column("inputs", Text),             # JSON: paths with size and mtime
     Column("version", String),
+    Column("tokenizer", String),        # a tokenizer trained on the corpus: its file in the work folder
     Column("error", Text),
 )
 

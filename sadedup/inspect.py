@@ -8,10 +8,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .db import DB_NAME, open_readonly
 from .errors import SadedupError
+from .store import TextStore
 
 
 def _ro(workdir: str | Path) -> sqlite3.Connection:
@@ -66,12 +65,7 @@ def format_rows(cols: list[str], rows: list[tuple], fmt: str) -> str:
 
 
 def _text(workdir: Path, doc_id: int) -> str:
-    offsets = np.load(workdir / "ingest" / "offsets.npy", mmap_mode="r")
-    a, b = int(offsets[doc_id]), int(offsets[doc_id + 1])
-    if b == a:
-        return ""
-    texts = np.memmap(workdir / "ingest" / "texts.bin", dtype=np.uint8, mode="r")
-    return bytes(texts[a:b]).decode("utf-8")
+    return TextStore(workdir).text(doc_id)
 
 
 def explain(workdir: str | Path, doc: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from .stages.remove import Remove
 from .stages.repeats import Repeats
 from .stages.sizing import shard_tokens
 from .stages.tokenize import Tokenize
+from .tokenizers import check_spec
 from .workspace import Workspace
 
 SUBSTRING_STAGES = (Tokenize, Build, Repeats, Remove)
@@ -35,6 +36,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
           restart: bool) -> Workspace:
     wf = load_workflow(workflow, overrides)
     shard_tokens(wf)  # a shard size over the budget is refused before any work
+    check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = None
     if inputs:
         files, _ = expand_inputs(list(inputs))
@@ -107,7 +109,10 @@ def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workf
 
 
 def _document_stage(name: str):
-    raise SadedupError(f"stage {name!r} is not available in this build yet; use --set stages=substring")
+    from .stages.exact import Exact
+    from .stages.minhash import MinHash
+
+    return {"exact": Exact, "minhash": MinHash}[name]
 
 
 def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:

@@ -20,7 +20,8 @@ import numpy as np
 
 from .. import db, native
 from ..progress import bar, say
-from ..tokenizers import get_tokenizer
+from ..store import TextStore
+from ..tokenizers import char_spans
 from ..workspace import load_npy
 from .base import Context, Stage, chain
 from .repeats import Repeats
@@ -53,7 +54,8 @@ class Remove(Stage):
         ws.mark(self.name, key, "running")
         t0 = time.perf_counter()
         L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
-        tok = get_tokenizer(wf.substring.tokenizer)
+        tok = Tokenize().tokenizer(ctx)
+        store = TextStore(ws.root)
         shards = Tokenize().shard_dirs(ctx)
         outs = Repeats().out_dirs(ctx)
         groups = ws.stage_detail("repeats")["groups"]
@@ -94,12 +96,12 @@ class Remove(Stage):
         src_pos_all = np.concatenate([r[2][3] for r in per_shard] + [np.zeros(0, np.int64)])
         src_idx = np.searchsorted(gstarts, src_pos_all, side="right") - 1
         src_off = src_pos_all - gstarts[src_idx] if len(src_idx) else src_pos_all
-        src_chars = self._source_chars(tok, shards, offsets, gshard, glocal, src_idx, src_off,
+        src_chars = self._source_chars(tok, store, shards, offsets, doc_ids, gshard, glocal, src_idx, src_off,
                                        np.concatenate([r[2][2] - r[2][1] for r in per_shard] + [np.zeros(0, np.int64)]))
         at = 0
         for k, (removed, dropped, (sd, ss, se, _)) in enumerate(per_shard):
             tokens = load_npy(shards[k] / "tokens.npy")
-            cs, ce = tok.char_spans(tokens, offsets[k], sd, ss, se)
+            cs, ce = char_spans(tok, store.texts, tokens, offsets[k], doc_ids[k], sd, ss, se)
             np.add.at(removed_chars[k], sd, ce - cs)
             m = len(sd)
             for col, arr in zip(span_cols, (doc_ids[k][sd], ss, se, cs, ce, gdoc[src_idx[at:at + m]],
@@ -140,7 +142,7 @@ class Remove(Stage):
         return detail
 
     @staticmethod
-    def _source_chars(tok, shards, offsets, gshard, glocal, src_idx, src_off, length):
+    def _source_chars(tok, store, shards, offsets, doc_ids, gshard, glocal, src_idx, src_off, length):
         """Character extent in the source document of the text a span duplicated."""
         cs = np.zeros(len(src_idx), np.int64)
         ce = np.zeros(len(src_idx), np.int64)
@@ -154,5 +156,5 @@ class Remove(Stage):
             start = src_off[m]
             end = np.minimum(start + length[m], ntok)
             tokens = load_npy(shards[k] / "tokens.npy")
-            cs[m], ce[m] = tok.char_spans(tokens, offsets[k], local, start, end)
+            cs[m], ce[m] = char_spans(tok, store.texts, tokens, offsets[k], doc_ids[k], local, start, end)
         return cs, ce

@@ -1,41 +1,33 @@
 """Tokenize and shard: the surviving documents' tokens, in document order, in shards.
 
-A shard holds whole documents and about `shard_tokens` tokens; a document longer than
-that gets a shard of its own. Per shard: tokens.npy (uint8/16/32 by vocabulary), docs.npy
-(doc_id per document, int64) and offsets.npy (the documents' token offsets, ndocs+1).
-Windows never cross documents, so the shards need no separators.
+Documents stream through the tokenizer in batches (the tokenizer libraries encode a batch on
+all cores); a shard is written as soon as the next document would take it over
+`shard_tokens`, so memory holds one shard at most. A document longer than that gets a shard
+of its own. Per shard: tokens.npy (uint8 / uint16 / uint32 by vocabulary), docs.npy (doc_id
+per document, int64) and offsets.npy (the documents' token offsets, ndocs+1). Windows never
+cross documents, so shards need no separators. A rerun keeps every finished shard: the
+encoding is deterministic, so the shards after it come out the same.
 """
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..progress import bar, say
-from ..tokenizers import get_tokenizer
-from ..workspace import load_npy, save_npy
+from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, parse_spec, train
+from ..store import TextStore
+from ..workspace import save_npy
 from .base import Context, Stage, chain
 from .docs import document_stages_key, substring_candidates
 from .sizing import shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
-
-
-def plan_shards(counts: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """Greedy cut of documents (in order) into shards of at most `size` tokens each."""
-    bounds: list[tuple[int, int]] = []
-    start, acc = 0, 0
-    for i, c in enumerate(counts.tolist()):
-        if acc and acc + c > size:
-            bounds.append((start, i))
-            start, acc = i, 0
-        acc += c
-    if start < len(counts):
-        bounds.append((start, len(counts)))
-    return bounds
+BATCH_BYTES = 4 << 20
 
 
 class Tokenize(Stage):
@@ -43,16 +35,60 @@ class Tokenize(Stage):
 
     def key(self, ctx: Context) -> str:
         wf = ctx.wf
-        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, shard_tokens(wf))
+        kind, _ = parse_spec(wf.substring.tokenizer)
+        if kind in ("hf", "sp"):
+            what = load_tokenizer(wf.substring.tokenizer).fingerprint()
+        elif kind == "train":
+            what = wf.substring.tokenizer_sample
+        else:
+            what = ""
+        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, shard_tokens(wf))
 
     def folder(self, ctx: Context) -> Path:
-        wf = ctx.wf
-        tok = get_tokenizer(wf.substring.tokenizer)
-        return ctx.ws.root / "substring" / f"{tok.slug}_{shard_tokens(wf)}tps_{self.key(ctx)[:8]}"
+        spec = ctx.wf.substring.tokenizer
+        slug = spec.replace(":", "-") if spec.startswith("train:") else \
+            ("bytes" if spec == "bytes" else f"{spec[:2]}-{Path(spec[3:]).stem}")
+        return ctx.ws.root / "substring" / f"{slug}_{shard_tokens(ctx.wf)}tps_{self.key(ctx)[:8]}"
 
     def shard_dirs(self, ctx: Context) -> list[Path]:
         plan = json.loads((self.folder(ctx) / "shards.json").read_text())
         return [self.folder(ctx) / name for name in plan["shards"]]
+
+    def trained_path(self, ctx: Context) -> Path:
+        algo_vocab = ctx.wf.substring.tokenizer.split(":", 1)[1].replace(":", "_")
+        return ctx.ws.root / "tokenizers" / f"{algo_vocab}_{self.key(ctx)[:8]}"
+
+    def tokenizer(self, ctx: Context, train_if_missing: bool = False) -> Tokenizer:
+        wf = ctx.wf
+        spec = wf.substring.tokenizer
+        threads = wf.run.n_workers
+        if parse_spec(spec)[0] != "train":
+            return load_tokenizer(spec, threads)
+        folder = self.trained_path(ctx)
+        found = sorted(folder.glob("*.json")) + sorted(folder.glob("*.model")) if folder.exists() else []
+        if not found:
+            if not train_if_missing:
+                raise ConfigError(f"the tokenizer {spec} has not been trained in {ctx.ws.root}: run `sadedup tokenize`")
+            found = [self._train(ctx, folder)]
+        return load_tokenizer(spec, threads, trained=found[0])
+
+    def _train(self, ctx: Context, folder: Path) -> Path:
+        from ..config import parse_size
+
+        ws, wf = ctx.ws, ctx.wf
+        store = TextStore(ws.root)
+        doc_ids = substring_candidates(ws)
+        sizes = store.nbytes(doc_ids)
+        budget = parse_size(wf.substring.tokenizer_sample, "substring.tokenizer_sample")
+        stride = max(1, int(np.ceil(sizes.sum() / max(budget, 1))))
+        sample = doc_ids[::stride]
+        say(f"tokenize: training {wf.substring.tokenizer} on {len(sample)} of {len(doc_ids)} documents "
+            f"({int(store.nbytes(sample).sum())} bytes)")
+        path = train(wf.substring.tokenizer, (store.text(int(d)) for d in sample), folder, wf.run.n_workers)
+        with ws.engine.begin() as c:
+            c.exec_driver_sql("UPDATE runs SET tokenizer = ? WHERE run_id = (SELECT max(run_id) FROM runs)",
+                              (str(path.relative_to(ws.root)),))
+        return path
 
     def run(self, ctx: Context) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
@@ -61,44 +97,99 @@ class Tokenize(Stage):
         if not ctx.force and ws.is_done(self.name, key, files=[folder / "shards.json"]):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running", artifact=folder)
-        tok = get_tokenizer(wf.substring.tokenizer)
+        tok = self.tokenizer(ctx, train_if_missing=True)
         size = shard_tokens(wf)
+        store = TextStore(ws.root)
         doc_ids = substring_candidates(ws)
-        text_offsets = load_npy(ws.root / "ingest" / "offsets.npy", mmap=False)
-        texts = np.memmap(ws.root / "ingest" / "texts.bin", dtype=np.uint8, mode="r") \
-            if text_offsets[-1] > 0 else np.zeros(0, np.uint8)
-        counts = tok.token_counts(text_offsets, doc_ids)
-        bounds = plan_shards(counts, size)
         folder.mkdir(parents=True, exist_ok=True)
-        names = [f"shard_{k:05d}" for k in range(len(bounds))]
-        with bar("tokenize", int(counts.sum()), "tokens") as b:
-            for k, (i, j) in enumerate(bounds):
-                sdir = folder / names[k]
-                files = [sdir / f for f in SHARD_FILES]
-                skey = chain(key, k)
-                if not ctx.force and ws.is_done(self.name, skey, shard=k, files=files, verify=False):
-                    b.advance(int(counts[i:j].sum()))
-                    continue
-                shutil.rmtree(sdir, ignore_errors=True)
-                sdir.mkdir()
-                ids = doc_ids[i:j]
-                offs = np.concatenate(([0], np.cumsum(counts[i:j]))).astype(np.int64)
-                tokens = np.empty(int(offs[-1]), dtype=tok.dtype)
-                tok.encode_into(texts, text_offsets, ids, tokens)
-                save_npy(sdir / "docs.npy", ids.astype(np.int64))
-                save_npy(sdir / "offsets.npy", offs)
-                save_npy(sdir / "tokens.npy", tokens)
-                ws.mark(self.name, skey, "done", shard=k, files=files, artifact=sdir, tokens=int(offs[-1]),
-                        documents=len(ids))
-                b.advance(int(offs[-1]))
-        plan = {"shards": names, "tokens": [int(counts[i:j].sum()) for i, j in bounds], "dtype": tok.dtype.str,
-                "shard_tokens": size}
+
+        # finished shards are kept; encoding restarts after the last of them
+        names: list[str] = []
+        token_counts: list[int] = []
+        start = 0
+        while True:
+            k = len(names)
+            sdir = folder / f"shard_{k:05d}"
+            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in SHARD_FILES],
+                                           verify=False):
+                break
+            d = ws.stage_detail(self.name, k)
+            names.append(sdir.name)
+            token_counts.append(d["tokens"])
+            start = d["end"]
+        for stale in folder.glob("shard_*"):
+            if stale.name not in names:
+                shutil.rmtree(stale)
+        reused = len(names)
+
+        total_bytes = int(store.nbytes(doc_ids).sum())
+        with bar(f"tokenize ({tok.spec})", total_bytes, "bytes") as b:
+            b.advance(int(store.nbytes(doc_ids[:start]).sum()))
+            shard_tokens_acc: list[np.ndarray] = []
+            shard_counts: list[int] = []
+            shard_first = start
+            acc = 0
+            for i, tokens, counts in self._batches(tok, store, doc_ids, start):
+                b.advance(int(store.nbytes(doc_ids[i:i + len(counts)]).sum()))
+                at = 0
+                for c in counts.tolist():
+                    if acc and acc + c > size:
+                        self._write(ctx, key, folder, names, token_counts, shard_tokens_acc, shard_counts,
+                                    doc_ids, shard_first, tok)
+                        shard_first += len(shard_counts)
+                        shard_tokens_acc, shard_counts, acc = [], [], 0
+                    shard_tokens_acc.append(tokens[at:at + c])
+                    shard_counts.append(c)
+                    acc += c
+                    at += c
+            if shard_counts or not names:
+                self._write(ctx, key, folder, names, token_counts, shard_tokens_acc, shard_counts, doc_ids,
+                            shard_first, tok)
+        plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
+                "tokenizer": tok.spec}
         tmp = folder / "shards.json.tmp"
         tmp.write_text(json.dumps(plan))
         tmp.replace(folder / "shards.json")
-        detail = {"shards": len(bounds), "tokens": int(counts.sum()), "documents": len(doc_ids),
-                  "shard_tokens": size, "folder": str(folder.relative_to(ws.root))}
+        detail = {"shards": len(names), "reused": reused, "tokens": int(sum(token_counts)), "documents": len(doc_ids),
+                  "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
+                  "folder": str(folder.relative_to(ws.root))}
         ws.mark(self.name, key, "done", files=[folder / "shards.json"], artifact=folder, **detail)
-        say(f"tokenize: {len(doc_ids)} documents, {int(counts.sum())} tokens in {len(bounds)} shard(s) "
-            f"of up to {size} tokens")
+        say(f"tokenize: {len(doc_ids)} documents, {detail['tokens']} {tok.spec} tokens in {len(names)} shard(s) "
+            f"of up to {size} tokens" + (f" ({reused} reused)" if reused else ""))
         return detail
+
+    @staticmethod
+    def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray,
+                 start: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """(first index, concatenated tokens, tokens per document) for batches of documents."""
+        sizes = store.nbytes(doc_ids)
+        ends = np.cumsum(sizes)
+        i = start
+        while i < len(doc_ids):
+            base = ends[i - 1] if i else 0
+            j = max(i + 1, int(np.searchsorted(ends, base + BATCH_BYTES, side="right")))
+            ids = doc_ids[i:j]
+            if isinstance(tok, ByteTokenizer):
+                tokens, counts = tok.gather(store.data, store.offsets, ids)
+            else:
+                encoded = tok.encode(store.texts(ids))
+                counts = np.array([len(e) for e in encoded], dtype=np.int64)
+                tokens = np.concatenate(encoded) if encoded else np.zeros(0, tok.dtype)
+            yield i, tokens.astype(tok.dtype, copy=False), counts
+            i = j
+
+    def _write(self, ctx, key, folder, names, token_counts, parts, counts, doc_ids, first, tok) -> None:
+        k = len(names)
+        sdir = folder / f"shard_{k:05d}"
+        shutil.rmtree(sdir, ignore_errors=True)
+        sdir.mkdir()
+        tokens = np.concatenate(parts) if parts else np.zeros(0, tok.dtype)
+        offsets = np.concatenate(([0], np.cumsum(np.asarray(counts, dtype=np.int64)))).astype(np.int64)
+        save_npy(sdir / "docs.npy", doc_ids[first:first + len(counts)].astype(np.int64))
+        save_npy(sdir / "offsets.npy", offsets)
+        save_npy(sdir / "tokens.npy", tokens.astype(tok.dtype, copy=False))
+        ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in SHARD_FILES], artifact=sdir,
+                    tokens=int(offsets[-1]), documents=len(counts), first=first, end=first + len(counts))
+        names.append(sdir.name)
+        token_counts.append(int(offsets[-1]))
+

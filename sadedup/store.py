@@ -1,0 +1,29 @@
+"""The ingest store: every document's UTF-8 text, concatenated in doc_id order, memory-mapped.
+
+    <workdir>/ingest/texts.bin     the bytes
+    <workdir>/ingest/offsets.npy   int64, ndocs+1: document d is texts[offsets[d]:offsets[d+1]]
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+class TextStore:
+    """The ingest store: every document's UTF-8 text, memory-mapped."""
+
+    def __init__(self, root: Path) -> None:
+        self.offsets = np.load(root / "ingest" / "offsets.npy")
+        self.data = np.memmap(root / "ingest" / "texts.bin", dtype=np.uint8, mode="r") \
+            if self.offsets[-1] > 0 else np.zeros(0, np.uint8)
+
+    def nbytes(self, doc_ids: np.ndarray) -> np.ndarray:
+        return self.offsets[doc_ids + 1] - self.offsets[doc_ids]
+
+    def text(self, doc_id: int) -> str:
+        a, b = int(self.offsets[doc_id]), int(self.offsets[doc_id + 1])
+        return bytes(self.data[a:b]).decode("utf-8")
+
+    def texts(self, doc_ids) -> list[str]:
+        return [self.text(int(d)) for d in doc_ids]

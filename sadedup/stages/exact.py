@@ -1,0 +1,119 @@
+"""Exact: one document per normalized text survives.
+
+Every candidate document (see sadedup.keep) is normalized (NFC, whitespace collapsed,
+lower-cased with ``exact.lowercase``; sadedup.normalize) and hashed with xxh3-128. Documents
+with equal hashes form a group; the keep rule picks the one that stays, the others are
+dropped with reason ``exact_duplicate``. Each group is a ``clusters`` row (method ``exact``)
+and its documents ``cluster_members`` rows (similarity NULL).
+
+Text is read from the ingest's memory-mapped texts in chunks, so memory is the chunk plus
+16 bytes of hash per document.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+import xxhash
+
+from ..keep import candidate_documents, keep_rank, record_clusters, rule_values
+from ..normalize import normalized_texts, prepare
+from ..progress import bar, say
+from ..workspace import load_npy
+from .base import Context, Stage, chain
+
+# bytes of text normalized at once
+CHUNK_BYTES = 64 << 20
+# changes when the normalization or the hash changes, so old results are not reused
+VERSION = 1
+
+
+def text_chunks(offsets: np.ndarray, doc_ids: np.ndarray, chunk_bytes: int, max_docs: int = 1 << 20):
+    """(i, j) ranges of doc_ids of about chunk_bytes of text each (at least one document)."""
+    sizes = offsets[doc_ids + 1] - offsets[doc_ids]
+    cum = np.cumsum(sizes)
+    i, n = 0, len(doc_ids)
+    while i < n:
+        base = cum[i - 1] if i else 0
+        j = int(np.searchsorted(cum, base + chunk_bytes, side="right"))
+        j = min(max(j, i + 1), i + max_docs, n)
+        yield i, j
+        i = j
+
+
+def open_texts(root) -> tuple[np.ndarray, np.ndarray]:
+    offsets = load_npy(root / "ingest" / "offsets.npy", mmap=False)
+    texts = np.memmap(root / "ingest" / "texts.bin", dtype=np.uint8, mode="r") if offsets[-1] > 0 \
+        else np.zeros(0, np.uint8)
+    return texts, offsets
+
+
+class Exact(Stage):
+    name = "exact"
+
+    def key(self, ctx: Context) -> str:
+        from .ingest import Ingest
+
+        return chain("exact", Ingest().key(ctx), dataclasses.asdict(ctx.wf.exact), VERSION)
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        ws, wf = ctx.ws, ctx.wf
+        cfg = wf.exact
+        key = self.key(ctx)
+        if not ctx.force and ws.is_done(self.name, key):
+            return ws.stage_detail(self.name) | {"skipped": True}
+        ws.mark(self.name, key, "running")
+        t0 = time.perf_counter()
+        doc_ids, n_chars = candidate_documents(ws, self.name)
+        texts, offsets = open_texts(ws.root)
+        n = len(doc_ids)
+        hi = np.zeros(n, dtype=np.uint64)
+        lo = np.zeros(n, dtype=np.uint64)
+        total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if n else 0
+        with bar("exact", total, "bytes") as b:
+            for i, j in text_chunks(offsets, doc_ids, CHUNK_BYTES):
+                docs = prepare(texts, offsets, doc_ids[i:j], cfg.lowercase)
+                buf, offs = normalized_texts(docs, cfg.lowercase)
+                mv = memoryview(buf)
+                h = xxhash.xxh3_128_intdigest
+                digests = [h(mv[a:z]) for a, z in zip(offs[:-1].tolist(), offs[1:].tolist())]
+                hi[i:j] = np.array([d >> 64 for d in digests], dtype=np.uint64)
+                lo[i:j] = np.array([d & 0xFFFFFFFFFFFFFFFF for d in digests], dtype=np.uint64)
+                b.advance(int(offsets[doc_ids[j - 1] + 1] - offsets[doc_ids[i]]))
+        # groups of equal hashes, members in input order
+        order = np.lexsort((doc_ids, lo, hi))
+        hs, ls = hi[order], lo[order]
+        new = np.ones(n, dtype=bool)
+        new[1:] = (hs[1:] != hs[:-1]) | (ls[1:] != ls[:-1])
+        gid = np.cumsum(new) - 1
+        sizes = np.bincount(gid) if n else np.zeros(0, np.int64)
+        dup = sizes[gid] > 1
+        member_pos = order[dup]                  # candidate positions in groups of 2+
+        group = gid[dup]
+        values = rule_values(ws, cfg.keep, say) if dup.any() else None
+        rank = keep_rank(cfg.keep, doc_ids, n_chars, values)
+        # the kept one of each group: the best rank
+        o = np.lexsort((rank[member_pos], group))
+        member_pos, group = member_pos[o], group[o]
+        first = np.ones(len(group), dtype=bool)
+        first[1:] = group[1:] != group[:-1]
+        kept_pos = member_pos[first]
+        cluster = np.cumsum(first) - 1
+        # clusters numbered in the order of their kept documents
+        by_kept = np.argsort(kept_pos)
+        renum = np.empty_like(by_kept)
+        renum[by_kept] = np.arange(len(by_kept))
+        kept_pos, cluster = kept_pos[by_kept], renum[cluster]
+        # members in doc order within each cluster
+        o = np.lexsort((member_pos, cluster))
+        member_pos, cluster = member_pos[o], cluster[o]
+        with ws.engine.begin() as conn:
+            counts = record_clusters(conn, "exact", tuple(wf.stages), cfg.keep, doc_ids[kept_pos],
+                                     doc_ids[member_pos], cluster, None)
+        detail = {"documents": n, "groups": counts["clusters"], "dropped": counts["dropped"],
+                  "lowercase": cfg.lowercase, "keep": cfg.keep, "seconds": round(time.perf_counter() - t0, 3)}
+        ws.mark(self.name, key, "done", **detail)
+        say(f"exact: {n} documents, {counts['dropped']} exact duplicate(s) dropped in {counts['clusters']} group(s)")
+        return detail

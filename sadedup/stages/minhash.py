@@ -1,0 +1,231 @@
+"""MinHash: near-duplicate documents, one kept per cluster (the math: sadedup/minhash.py).
+
+1. Signatures, per chunk of documents (a task on the executor; chunks are resumable): the
+   native kernel shingles the normalized text and takes num_perm minima in one pass. Per
+   chunk the work folder keeps, memory-mapped,
+
+       minhash/<config>_<key>/chunk_00000/sig.npy    uint32 (documents x num_perm)
+                                         nsh.npy    int64 shingles per document (0: none)
+                                         bands.npy  uint64 (bands x documents) band hashes
+       minhash/<config>_<key>/docs.npy              int64 doc_id of every row, in order
+
+2. Banding: per band, the band hashes of all documents with a shingle are sorted (numpy);
+   equal hashes make candidate pairs. Memory: one band of the corpus at a time.
+3. Verification of every candidate pair (``verify="estimate"``: signature agreement;
+   ``"exact"``: exact Jaccard of the shingle sets, recomputed for candidate documents only).
+4. Union-find, cut so no member drifts from the kept document, keep rule; records
+   (``clusters`` method ``minhash``, ``cluster_members`` with the similarity to the kept
+   document, documents dropped as ``near_duplicate``) and the stage detail (the configuration
+   string such as ``5ng_14b_8r_112p_t0.8``, the S-curve, counts, timings).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xxhash
+
+from .. import minhash as mh
+from .. import native
+from ..config import MinhashConfig
+from ..keep import candidate_documents, keep_rank, record_clusters, rule_values
+from ..normalize import prepare
+from ..progress import bar, say
+from ..workspace import load_npy, save_npy
+from .base import Context, Stage, chain
+from .exact import Exact, open_texts, text_chunks
+
+# a chunk of documents: about this much text, at most this many documents
+CHUNK_BYTES = 64 << 20
+CHUNK_DOCS = 1 << 17
+# shingle sets (verify="exact") larger than this live in a memory-mapped file
+SETS_IN_MEMORY = 256 << 20
+# changes when shingling, hashing or clustering changes, so old results are not reused
+VERSION = 1
+CHUNK_FILES = ("sig.npy", "nsh.npy", "bands.npy")
+
+
+def _chunk_task(root: str, folder: str, k: int, i: int, j: int, cfg: dict) -> dict:
+    """Signatures of candidates i..j (rows of docs.npy) into folder/chunk_k (runs in a worker)."""
+    conf = MinhashConfig(**cfg)
+    p = mh.Params.of(conf)
+    ids = np.load(Path(folder) / "docs.npy", mmap_mode="r")[i:j]
+    texts, offsets = open_texts(Path(root))
+    docs = prepare(texts, offsets, np.asarray(ids), conf.lowercase)
+    out = Path(folder) / f"chunk_{k:05d}"
+    out.mkdir(exist_ok=True)
+    tmp = out / "sig.npy.tmp"
+    sig = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(j - i, conf.num_perm))
+    _, nsh = mh.signatures(docs, p, out=sig)
+    save_npy(out / "nsh.npy", nsh)
+    save_npy(out / "bands.npy", mh.band_hashes(sig, conf.bands, conf.rows))
+    sig.flush()
+    del sig
+    os.replace(tmp, out / "sig.npy")
+    return {"documents": j - i, "shingles": int(nsh.sum()), "no_shingle": int((nsh == 0).sum())}
+
+
+class MinHash(Stage):
+    name = "minhash"
+
+    def key(self, ctx: Context) -> str:
+        from .ingest import Ingest
+
+        wf = ctx.wf
+        upstream = Exact().key(ctx) if "exact" in wf.stages else None
+        return chain("minhash", Ingest().key(ctx), upstream, dataclasses.asdict(wf.minhash), VERSION)
+
+    def folder(self, ctx: Context) -> Path:
+        return ctx.ws.root / "minhash" / f"{mh.config_string(ctx.wf.minhash)}_{self.key(ctx)[:8]}"
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        ws, wf = ctx.ws, ctx.wf
+        cfg = wf.minhash
+        key = self.key(ctx)
+        if not ctx.force and ws.is_done(self.name, key):
+            return ws.stage_detail(self.name) | {"skipped": True}
+        ws.mark(self.name, key, "running")
+        t0 = time.perf_counter()
+        times: dict[str, float] = {}
+        cs = mh.config_string(cfg)
+        curve = mh.s_curve(cfg.bands, cfg.rows)
+        say(f"minhash {cs}: P(candidate | Jaccard J) = "
+            + ", ".join(f"{p:.3f} at {j:g}" for j, p in curve.items()))
+
+        doc_ids, n_chars = candidate_documents(ws, self.name)
+        n = len(doc_ids)
+        folder = self.folder(ctx)
+        if folder.parent.exists():
+            for other in folder.parent.iterdir():  # results of other settings: never read again
+                if other != folder:
+                    shutil.rmtree(other, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        docs_key = xxhash.xxh3_64_hexdigest(doc_ids.tobytes())
+        if not (folder / "docs.npy").exists() or not np.array_equal(np.load(folder / "docs.npy"), doc_ids):
+            save_npy(folder / "docs.npy", doc_ids)
+
+        # 1. signatures, chunk by chunk
+        texts, offsets = open_texts(ws.root)
+        chunks = list(text_chunks(offsets, doc_ids, CHUNK_BYTES, CHUNK_DOCS))
+        dirs = [folder / f"chunk_{k:05d}" for k in range(len(chunks))]
+        tasks, which = [], []
+        for k, (i, j) in enumerate(chunks):
+            ckey = chain(key, docs_key, k, i, j)
+            if ctx.force or not ws.is_done(self.name, ckey, shard=k, files=[dirs[k] / f for f in CHUNK_FILES],
+                                           verify=False):
+                tasks.append((str(ws.root), str(folder), k, i, j, dataclasses.asdict(cfg)))
+                which.append((k, ckey))
+        total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if n else 0
+        with bar("minhash", len(chunks), "chunks") as b:
+            b.advance(len(chunks) - len(tasks))
+            for t, res in ctx.executor.imap(_chunk_task, tasks):
+                k, ckey = which[t]
+                ws.mark(self.name, ckey, "done", shard=k, files=[dirs[k] / f for f in CHUNK_FILES],
+                        artifact=dirs[k], **res)
+                b.advance()
+        times["signatures"] = time.perf_counter() - t0
+
+        # 2. banding
+        t1 = time.perf_counter()
+        nsh = np.concatenate([np.load(d / "nsh.npy") for d in dirs] + [np.zeros(0, np.int64)])
+        has = np.flatnonzero(nsh > 0)
+        pis, pjs = [], []
+        for band in range(cfg.bands):
+            h = np.concatenate([load_npy(d / "bands.npy")[band] for d in dirs] + [np.zeros(0, np.uint64)])[has]
+            pi, pj = mh.bucket_pairs(h, has)
+            pis.append(pi)
+            pjs.append(pj)
+            if sum(len(x) for x in pis) > (1 << 24):   # keep the pair lists small as we go
+                u = mh.unique_pairs(np.concatenate(pis), np.concatenate(pjs), max(n, 1))
+                pis, pjs = [u[0]], [u[1]]
+        pi, pj = mh.unique_pairs(np.concatenate(pis + [np.zeros(0, np.int64)]),
+                                 np.concatenate(pjs + [np.zeros(0, np.int64)]), max(n, 1))
+        times["banding"] = time.perf_counter() - t1
+
+        # 3. verification: nodes are the documents in some candidate pair
+        t1 = time.perf_counter()
+        nodes = np.unique(np.concatenate([pi, pj]))
+        ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
+        if cfg.verify == "exact":
+            similarity = self._exact_similarity(folder, texts, offsets, doc_ids, nodes, nsh, cfg)
+        else:
+            similarity = self._estimate_similarity(dirs, chunks, nodes, cfg)
+        esim = similarity(ei, ej)
+        ok = esim >= cfg.threshold
+        ei, ej, esim = ei[ok], ej[ok], esim[ok]
+        times["verify"] = time.perf_counter() - t1
+
+        # 4. clusters and keep rule
+        t1 = time.perf_counter()
+        values = rule_values(ws, cfg.keep, say) if len(ei) else None
+        rank = keep_rank(cfg.keep, doc_ids, n_chars, values)[nodes]
+        floor = mh.drift_floor(cfg.threshold)
+        cl = mh.cluster(len(nodes), ei, ej, esim, rank, similarity, floor)
+        kept, member = nodes[cl.kept], nodes[cl.member]          # candidate positions
+        by_kept = np.argsort(kept)
+        renum = np.empty_like(by_kept)
+        renum[by_kept] = np.arange(len(by_kept))
+        kept, cluster = kept[by_kept], renum[cl.cluster]
+        o = np.lexsort((member, cluster))
+        member, cluster, sims = member[o], cluster[o], cl.similarity[o]
+        times["cluster"] = time.perf_counter() - t1
+        t1 = time.perf_counter()
+        with ws.engine.begin() as conn:
+            counts = record_clusters(conn, "minhash", tuple(wf.stages), cfg.keep, doc_ids[kept], doc_ids[member],
+                                     cluster, sims)
+        times["database"] = time.perf_counter() - t1
+        (folder / "sets.npy").unlink(missing_ok=True)
+        components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
+            if len(ei) else 0
+        detail = {
+            "config": cs, "s_curve": {str(j): round(p, 4) for j, p in curve.items()},
+            "verify": cfg.verify, "threshold": cfg.threshold, "drift_floor": round(floor, 6), "keep": cfg.keep,
+            "documents": n, "no_shingle": int((nsh == 0).sum()), "bytes": total, "chunks": len(chunks),
+            "candidate_pairs": int(len(pi)), "verified_pairs": int(len(ei)), "components": components,
+            "clusters": counts["clusters"], "dropped": counts["dropped"],
+            "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(time.perf_counter() - t0, 3)},
+            "folder": str(folder.relative_to(ws.root)),
+        }
+        ws.mark(self.name, key, "done", artifact=folder, **detail)
+        say(f"minhash {cs}: {n} documents ({detail['no_shingle']} without a shingle), {len(pi)} candidate pairs, "
+            f"{len(ei)} verified ({cfg.verify}), {counts['dropped']} near duplicate(s) dropped in "
+            f"{counts['clusters']} cluster(s)")
+        return detail
+
+    @staticmethod
+    def _estimate_similarity(dirs, chunks, nodes: np.ndarray, cfg: MinhashConfig):
+        """Signature agreement; the signatures of the candidate documents gathered once."""
+        S = np.empty((len(nodes), cfg.num_perm), dtype=np.uint32)
+        for d, (i, j) in zip(dirs, chunks):
+            a, b = np.searchsorted(nodes, [i, j])
+            if b > a:
+                S[a:b] = load_npy(d / "sig.npy")[nodes[a:b] - i]
+        return lambda x, y: mh.estimate_pairs(S, x, y)
+
+    @staticmethod
+    def _exact_similarity(folder: Path, texts, offsets, doc_ids, nodes: np.ndarray, nsh: np.ndarray,
+                          cfg: MinhashConfig):
+        """Exact Jaccard; the shingle sets of the candidate documents recomputed once."""
+        p = mh.Params.of(cfg)
+        cap = nsh[nodes]
+        offs = np.zeros(len(nodes) + 1, dtype=np.int64)
+        np.cumsum(cap, out=offs[1:])
+        size = int(offs[-1])
+        if size * 8 > SETS_IN_MEMORY:
+            H = np.lib.format.open_memmap(folder / "sets.npy", mode="w+", dtype=np.uint64, shape=(size,))
+        else:
+            H = np.empty(size, dtype=np.uint64)
+        counts = np.zeros(len(nodes), dtype=np.int64)
+        ids = doc_ids[nodes]
+        for i, j in text_chunks(offsets, ids, CHUNK_BYTES, CHUNK_DOCS):
+            docs = prepare(texts, offsets, ids[i:j], cfg.lowercase)
+            _, _, c = native.shingle_sets(*docs.args, p.lower, p.mode, p.ngram, p.shingle_seed, cap[i:j],
+                                          out=H[offs[i]:offs[j]])
+            counts[i:j] = c
+        start = offs[:-1]
+        return lambda x, y: native.jaccard_pairs(H, start, counts, x, y)

@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, Optional, get_type_hints, get_args, get_origin, Union
 
 from .errors import ConfigError
 
@@ -75,22 +75,23 @@ class MinhashConfig:
 @dataclass(frozen=True)
 class SubstringConfig:
     tokenizer: str = "bytes"
-    # 0 means the tokenizer's default: 100 for bytes, 50 for subword tokenizers
-    min_length: int = 0
+    # None ("auto"): the tokenizer's default, 100 for bytes, 50 for subword tokenizers
+    min_length: Optional[int] = None
     drop_fraction: float = 0.8
     keep: str = "first"
-    # 0 means derived from run.memory_budget
-    shard_tokens: int = 0
+    # None ("auto"): derived from run.memory_budget
+    shard_tokens: Optional[int] = None
     # text sampled (evenly over the corpus) to train a train:bpe|unigram:VOCAB tokenizer
     tokenizer_sample: str = "100MB"
 
     def validate(self) -> None:
-        _check(self.min_length >= 1 or self.min_length == 0, "substring.min_length",
-               f"must be >= 1, not {self.min_length}")
+        _check(self.min_length is None or self.min_length >= 1, "substring.min_length",
+               f"must be >= 1 (or auto), not {self.min_length}")
         _check(0.0 < self.drop_fraction <= 1.0, "substring.drop_fraction",
                f"must be in (0, 1], not {self.drop_fraction}")
         _check(self.keep in ("first", "none"), "substring.keep", f"must be first or none, not {self.keep!r}")
-        _check(self.shard_tokens >= 0, "substring.shard_tokens", f"must be >= 1, not {self.shard_tokens}")
+        _check(self.shard_tokens is None or self.shard_tokens >= 1, "substring.shard_tokens",
+               f"must be >= 1 (or auto), not {self.shard_tokens}")
         from .tokenizers import parse_spec
 
         parse_spec(self.tokenizer)
@@ -184,7 +185,13 @@ def parse_size(text: str, key: str) -> int:
 
 
 def _coerce(key: str, typ: Any, value: Any, from_text: bool) -> Any:
-    """Checks (or, for --set text, parses) one value against its declared type."""
+    """Checks (or, for --set text, parses) one value against its declared type.
+
+    Optional keys take the string "auto" for their derived default."""
+    if get_origin(typ) is Union:
+        if value is None or value == "auto":
+            return None
+        typ = next(t for t in get_args(typ) if t is not type(None))
     if typ is bool:
         if from_text and isinstance(value, str):
             low = value.lower()

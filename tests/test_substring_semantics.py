@@ -19,7 +19,7 @@ def run_substring(tmp: Path, docs: list[str], L: int, keep: str, drop: float, sh
     inp = write_jsonl(tmp / "in.jsonl", docs)
     work = tmp / "work"
     sets = ["stages=substring", f"substring.min_length={L}", f"substring.keep={keep}",
-            f"substring.drop_fraction={drop}", f"substring.shard_tokens={shard_tokens}"]
+            f"substring.drop_fraction={drop}", f"substring.shard_tokens={shard_tokens or 'auto'}"]
     pipeline.run([inp], tmp / "out.jsonl", work, overrides=sets, executor=executor, workers=workers)
     return work
 

@@ -65,7 +65,7 @@ def run(tmp: Path, docs: list[str], spec: str, L: int, keep: str = "first", drop
     pipeline.run([inp], tmp / "out.jsonl", tmp / "work",
                  overrides=["stages=substring", f"substring.tokenizer={spec}", f"substring.min_length={L}",
                             f"substring.keep={keep}", f"substring.drop_fraction={drop}",
-                            f"substring.shard_tokens={shard}"], executor="inline")
+                            f"substring.shard_tokens={shard or 'auto'}"], executor="inline")
     return tmp / "work"
 
 
@@ -87,9 +87,9 @@ def check(tmp: Path, docs: list[str], spec: str, L: int, keep: str, drop: float)
             # every cut character lies inside the extent of the removed tokens ...
             assert cs >= min(o[0] for o in offsets[ts:te]) or cs == ce
             assert ce <= max(o[1] for o in offsets[ts:te]) or cs == ce
-            # ... and no kept token covers it
+            # ... and no kept token covers it (an empty cut covers nothing)
             for i, (a, b) in enumerate(offsets):
-                if not ts <= i < te:
+                if not ts <= i < te and cs < ce:
                     assert b <= cs or a >= ce or a == b, f"doc {d}: kept token {i} {a, b} overlaps cut {cs, ce}"
         assert status[d] == ("dropped" if dropped else "kept")
         if not dropped:

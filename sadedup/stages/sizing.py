@@ -30,7 +30,7 @@ def shard_tokens(wf: Workflow) -> int:
     """The shard size to use: the explicit setting when the budget allows it, else derived."""
     limit = max_shard_tokens(wf)
     explicit = wf.substring.shard_tokens
-    if explicit:
+    if explicit is not None:
         if explicit > limit:
             raise ConfigError(f"substring.shard_tokens={explicit} needs more memory than run.memory_budget="
                               f"{wf.run.memory_budget} allows with {wf.run.n_workers} worker(s) "

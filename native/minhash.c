@@ -65,24 +65,42 @@ static inline uint64_t lower8(uint64_t x) {
     return x | (upper >> 2);
 }
 
-static inline uint64_t hash_bytes(const uint8_t *p, int64_t n, int lower, uint64_t seed) {
-    uint64_t h = seed ^ ((uint64_t)n * K1);
-    while (n >= 8) {
-        uint64_t v;
+/* 8 bytes from p (little-endian order), only the first `len` (1..8) kept; reads past p + len
+ * only when that stays below `lim`. */
+static inline uint64_t load_le(const uint8_t *p, int64_t len, const uint8_t *lim) {
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (p + 8 <= lim) {
         memcpy(&v, p, 8);
+        return len >= 8 ? v : v & ((1ULL << (8 * len)) - 1);
+    }
+#endif
+    for (int64_t k = 0; k < len && k < 8; k++) v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+/* 64-bit hash of n > 0 bytes (ASCII lower-cased with `lower`); `lim` is where reading must stop.
+ * Distinct words of up to 8 bytes and one length never collide. */
+static inline uint64_t hash_bytes(const uint8_t *p, int64_t n, int lower, uint64_t seed, const uint8_t *lim) {
+    uint64_t h = seed ^ ((uint64_t)n * K1);
+    while (n > 8) {
+        uint64_t v = load_le(p, 8, lim);
         if (lower) v = lower8(v);
         h = rotl64(h ^ (v * K2), 31) * K1;
         p += 8;
         n -= 8;
     }
-    if (n > 0) {
-        uint64_t v = 0;
-        memcpy(&v, p, (size_t)n);
-        if (lower) v = lower8(v);
-        h = rotl64(h ^ (v * K2), 31) * K1;
-    }
-    return fmix64(h);
+    uint64_t v = load_le(p, n, lim);
+    if (lower) v = lower8(v);
+    return rotl64(h ^ (v * K2), 31) * K1; /* a bijection of the last block: the shingle hash mixes */
 }
+
+/* byte classes for the word scanner: 0 part of a word, 1 ASCII whitespace, 2 the lead byte of
+ * a character that may be Unicode whitespace (U+0085, U+00A0, U+1680, U+2000.., U+3000) */
+static const uint8_t CLS[256] = {
+    ['\t'] = 1, ['\n'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1,
+    [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [' '] = 1,
+    [0xC2] = 2, [0xE1] = 2, [0xE2] = 2, [0xE3] = 2};
 
 void sd_normalize(const sd_docs *D, int lower, uint8_t *out, int64_t *out_offsets) {
     int64_t o = 0;
@@ -123,16 +141,42 @@ void sd_nonascii(const sd_docs *D, uint8_t *nonascii) {
 /* Token hashes of one document; returns how many. `t` has room for n + 1 entries. */
 static int64_t tokens(const uint8_t *p, int64_t n, int lower, int mode, uint64_t seed, uint64_t *t) {
     int64_t m = 0, i = 0;
+    const uint8_t *lim = p + n;
     if (mode == 0) {
+        const uint64_t ones = 0x0101010101010101ULL;
         while (i < n) {
-            int w = ws_len(p, i, n);
-            if (w) {
-                i += w;
-                continue;
+            int cl = CLS[p[i]];
+            if (cl) {
+                int w = cl == 1 ? 1 : ws_len(p, i, n);
+                if (w) {
+                    i += w;
+                    continue;
+                }
             }
-            int64_t s = i;
-            while (i < n && !ws_len(p, i, n)) i++;
-            t[m++] = hash_bytes(p + s, i - s, lower, seed);
+            /* a word starts at i: find its end, 8 bytes at a time where possible. A byte below
+             * 0x21 or above 0x7f ("special") may end it; the lowest flag of the SWAR test is exact. */
+            int64_t j = i + 1;
+            for (;;) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                if (j + 8 <= n) {
+                    uint64_t x;
+                    memcpy(&x, p + j, 8);
+                    uint64_t sp = ((x - 0x21 * ones) | x) & (0x80 * ones);
+                    if (!sp) {
+                        j += 8;
+                        continue;
+                    }
+                    j += __builtin_ctzll(sp) >> 3;
+                } else
+#endif
+                    while (j < n && p[j] >= 0x21 && p[j] < 0x80) j++;
+                if (j >= n) break;
+                cl = CLS[p[j]];
+                if (cl == 1 || (cl == 2 && ws_len(p, j, n))) break;
+                j++; /* a control character or a non-ASCII byte inside the word */
+            }
+            t[m++] = hash_bytes(p + i, j - i, lower, seed, lim);
+            i = j;
         }
         return m;
     }
@@ -163,14 +207,20 @@ static int64_t tokens(const uint8_t *p, int64_t n, int lower, int mode, uint64_t
     return m;
 }
 
-/* Shingle hashes from token hashes, in place: h[i] for the n-gram starting at token i. */
+/* Shingle hashes from token hashes, in place: t[i] becomes the hash of the n-gram starting at
+ * token i, fmix64 of the polynomial sum_k t[i+k] * B^(n-1-k) (mod 2^64), rolled along. */
 static int64_t shingles(uint64_t *t, int64_t m, int ngram, uint64_t seed) {
     if (m < ngram) return 0;
+    const uint64_t B = K3 | 1;
+    uint64_t top = 1, H = 0; /* top = B^(n-1) */
+    for (int k = 0; k < ngram - 1; k++) top *= B;
+    for (int k = 0; k < ngram; k++) H = H * B + t[k];
     int64_t ns = m - ngram + 1;
+    uint64_t mix = seed ^ ((uint64_t)ngram * K2);
     for (int64_t i = 0; i < ns; i++) {
-        uint64_t h = seed ^ K3;
-        for (int k = 0; k < ngram; k++) h = rotl64((h ^ t[i + k]) * K1, 27);
-        t[i] = fmix64(h ^ (uint64_t)ngram);
+        uint64_t out = fmix64(H ^ mix);
+        if (i + 1 < ns) H = (H - t[i] * top) * B + t[i + ngram];
+        t[i] = out;
     }
     return ns;
 }
@@ -178,14 +228,10 @@ static int64_t shingles(uint64_t *t, int64_t m, int ngram, uint64_t seed) {
 SD_CLONES
 static void minhash_min(const uint32_t *h, int64_t ns, const uint32_t *seeds, int P, uint32_t *sig) {
     for (int p = 0; p < P; p++) {
-        uint32_t s = seeds[p], m = UINT32_MAX;
+        uint32_t s = seeds[p], a = (seeds[p] * 0x9E3779B9U) | 1U, m = UINT32_MAX;
         for (int64_t i = 0; i < ns; i++) {
-            uint32_t x = h[i] ^ s;
-            x ^= x >> 16;
-            x *= 0x85ebca6bU;
-            x ^= x >> 13;
-            x *= 0xc2b2ae35U;
-            x ^= x >> 16;
+            uint32_t x = (h[i] ^ s) * a;
+            x ^= x >> 15;
             m = x < m ? x : m;
         }
         sig[p] = m;
@@ -225,37 +271,37 @@ int sd_minhash(const sd_docs *D, int lower, int mode, int ngram, uint64_t seed, 
     return 0;
 }
 
-/* LSD radix sort of n 64-bit keys, a byte a pass (eight passes, so the result ends in `a`);
- * `tmp` has room for n. Short arrays go to insertion sort. */
-static void radix_sort(uint64_t *a, uint64_t *tmp, int64_t n) {
-    if (n < 64) {
-        for (int64_t i = 1; i < n; i++) {
-            uint64_t x = a[i];
-            int64_t j = i;
-            while (j > 0 && a[j - 1] > x) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = x;
+static void insertion_sort(uint64_t *a, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        uint64_t x = a[i];
+        int64_t j = i;
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
+            j--;
         }
+        a[j] = x;
+    }
+}
+
+/* MSD radix sort of n 64-bit keys, a byte a level from the top: the keys are hashes, so one
+ * level leaves buckets of a few keys for a typical document, finished by insertion sort.
+ * `tmp` has room for n. */
+static void radix_sort(uint64_t *a, uint64_t *tmp, int64_t n, int shift) {
+    if (n <= 32 || shift < 0) {
+        insertion_sort(a, n);
         return;
     }
-    int64_t count[256];
-    uint64_t *src = a, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 8) {
-        memset(count, 0, sizeof(count));
-        for (int64_t i = 0; i < n; i++) count[(src[i] >> shift) & 0xFF]++;
-        int64_t sum = 0;
-        for (int k = 0; k < 256; k++) {
-            int64_t c = count[k];
-            count[k] = sum;
-            sum += c;
-        }
-        for (int64_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
-        uint64_t *x = src;
-        src = dst;
-        dst = x;
+    int64_t count[256] = {0}, start[257], pos[256];
+    for (int64_t i = 0; i < n; i++) count[(a[i] >> shift) & 0xFF]++;
+    start[0] = 0;
+    for (int k = 0; k < 256; k++) {
+        start[k + 1] = start[k] + count[k];
+        pos[k] = start[k];
     }
+    for (int64_t i = 0; i < n; i++) tmp[pos[(a[i] >> shift) & 0xFF]++] = a[i];
+    memcpy(a, tmp, (size_t)n * sizeof(uint64_t));
+    for (int k = 0; k < 256; k++)
+        if (count[k] > 1) radix_sort(a + start[k], tmp + start[k], count[k], shift - 8);
 }
 
 int sd_shingle_sets(const sd_docs *D, int lower, int mode, int ngram, uint64_t seed, uint64_t *out,
@@ -273,7 +319,7 @@ int sd_shingle_sets(const sd_docs *D, int lower, int mode, int ngram, uint64_t s
         const uint8_t *p = doc_at(D, d, &n);
         int64_t m = tokens(p, n, lower, mode, seed, t);
         int64_t ns = shingles(t, m, ngram, seed);
-        radix_sort(t, tmp, ns);
+        radix_sort(t, tmp, ns, 56);
         int64_t room = out_offsets[d + 1] - out_offsets[d], k = 0;
         uint64_t *o = out + out_offsets[d];
         for (int64_t i = 0; i < ns && k < room; i++)

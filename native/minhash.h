@@ -16,9 +16,10 @@
  * points of the normalized text, whitespace runs as one space). A shingle is a 64-bit hash of
  * its n token hashes; a document with fewer than n tokens has no shingle.
  *
- * MinHash: permutation p maps a shingle hash H to fmix32(hi32(H) ^ seed[p]) (a bijection of
- * 32-bit values: a strong mixer keyed by a per-permutation seed); signature[p] is the
- * minimum over the document's shingles, UINT32_MAX when it has none.
+ * MinHash: permutation p maps a shingle hash H to g((hi32(H) ^ s) * a) with s = seed[p],
+ * a = (s * 0x9E3779B9) | 1 and g(y) = y ^ (y >> 15), all mod 2^32 (a bijection of 32-bit values
+ * keyed by the permutation's seed; H is already a strong hash); signature[p] is the minimum
+ * over the document's shingles, UINT32_MAX when it has none.
  */
 #ifndef SADEDUP_MINHASH_H
 #define SADEDUP_MINHASH_H

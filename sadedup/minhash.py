@@ -10,13 +10,15 @@ MinHash (Broder 1997)
     For a random permutation pi of the shingle universe, P[min pi(A) = min pi(B)] = J(A, B) =
     |A & B| / |A | B|. With k = num_perm independent permutations, the signature of a set is
     (min pi_1(S), ..., min pi_k(S)) and the share of equal positions between two signatures
-    is an unbiased estimate of J with variance J(1 - J) / k. Here pi_p(x) =
-    fmix32(hi32(h(x)) XOR seed_p): h is a 64-bit hash of the shingle, fmix32 is MurmurHash3's
-    32-bit finalizer (a bijection with full avalanche), seed_p is a 32-bit word of a
-    splitmix64 stream started at `seed`. For a random h, each pi_p o h is a random function,
-    so every position is an exact MinHash; the seeds make the positions behave as independent
-    (tests check the estimator's variance). The kernel (native/minhash.c) tokenizes, hashes
-    and takes the k minima in one pass over the text, vectorized over shingles, without the GIL.
+    is an unbiased estimate of J with variance J(1 - J) / k. Here pi_p(x) = g((hi32(h(x))
+    XOR s_p) * a_p) mod 2^32 with g(y) = y XOR (y >> 15) and a_p = (s_p * 0x9E3779B9) | 1: h is
+    a 64-bit hash of the shingle (fmix64-finalized, so its bits are already random), s_p is a
+    32-bit word of a splitmix64 stream started at `seed`, and each pi_p is a bijection of the
+    32-bit values. For a random h, each pi_p o h is a random function, so every position is an
+    exact MinHash; the seeds make the positions behave as independent (tests check the
+    estimator's mean and variance). The kernel (native/minhash.c) tokenizes, hashes and takes
+    the k minima in one pass over the text (vectorized over shingles: AVX2 / AVX-512 builds
+    chosen at load time), without the GIL.
 
 LSH banding (Indyk & Motwani 1998; Leskovec et al., Mining of Massive Datasets ch. 3)
     The k positions are cut into b bands of r rows (b * r <= k; the rest is used only for

@@ -27,6 +27,21 @@ class InlineExecutor:
             yield i, fn(*args)
 
 
+def _die_with_parent(parent: int) -> None:
+    """Pool workers are SIGKILLed when the driver dies, however it dies (Linux prctl);
+    orphans would otherwise hold the terminal and burn CPU for a run nobody waits for."""
+    import ctypes
+    import os
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the driver died before the call took effect
+        os._exit(1)
+
+
 class LocalExecutor:
     """A pool of `workers` processes on this machine (spawned: no inherited locks or handles)."""
 
@@ -37,7 +52,10 @@ class LocalExecutor:
         if self.workers == 1 or len(tasks) <= 1:
             yield from InlineExecutor().imap(fn, tasks)
             return
-        with ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=mp.get_context("spawn")) as pool:
+        import os
+
+        with ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=mp.get_context("spawn"),
+                                 initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
             pending = {pool.submit(fn, *args): i for i, args in enumerate(tasks)}
             try:
                 while pending:

@@ -200,6 +200,12 @@ class Workspace:
         with self.engine.begin() as c:
             db.set_stage(c, stage, shard, status, **values)
 
+    def checksum(self, stage: str, shard: int = -1) -> str | None:
+        """The recorded checksum of a stage's files: downstream keys include it, so work built
+        on an artifact is redone when the artifact is rebuilt differently."""
+        row = self.stage_row(stage, shard)
+        return row.checksum if row is not None else None
+
     def stage_detail(self, stage: str, shard: int = -1) -> dict:
         row = self.stage_row(stage, shard)
         return json.loads(row.detail) if row is not None and row.detail else {}

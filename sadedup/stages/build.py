@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pydivsufsort
 
-from .. import native
+from .. import faults, native
 from ..progress import bar, say
 from ..workspace import save_npy
 from .base import Context, Stage, chain
@@ -53,18 +53,18 @@ class Build(Stage):
         ws = ctx.ws
         key = self.key(ctx)
         shards = Tokenize().shard_dirs(ctx)
-        todo = []
-        for k, sdir in enumerate(shards):
-            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in BUILD_FILES]):
-                todo.append(k)
+        keys = [chain(key, k, ws.checksum("tokenize", k)) for k in range(len(shards))]
+        todo = [k for k, sdir in enumerate(shards)
+                if ctx.force or not ws.is_done(self.name, keys[k], shard=k, files=[sdir / f for f in BUILD_FILES])]
         ws.mark(self.name, key, "running")
         t0 = time.perf_counter()
         with bar("suffix arrays", len(shards), "shards") as b:
             b.advance(len(shards) - len(todo))
             for i, result in ctx.executor.imap(build_shard, [(str(shards[k]),) for k in todo]):
                 k = todo[i]
-                ws.mark(self.name, chain(key, k), "done", shard=k, files=[shards[k] / f for f in BUILD_FILES],
+                ws.mark(self.name, keys[k], "done", shard=k, files=[shards[k] / f for f in BUILD_FILES],
                         artifact=shards[k], **result)
+                faults.point("build.shard")
                 b.advance()
         detail = {"shards": len(shards), "built": len(todo), "reused": len(shards) - len(todo),
                   "seconds": round(time.perf_counter() - t0, 3)}

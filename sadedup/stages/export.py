@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from .. import faults
 from ..db import DB_NAME
 from ..errors import SadedupError
 from ..progress import bar, say
@@ -86,6 +87,7 @@ class Export(Stage):
                             if next_span[2] > next_span[1]:
                                 doc_spans.append((next_span[1], next_span[2]))
                             next_span = spans.fetchone()
+                        faults.point("export.row")
                         if status != "kept":
                             continue
                         if doc_spans:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import db
+from .. import db, faults
 from ..progress import bar, say
 from ..readers import expand_inputs, json_ext_id, read_records
 from ..workspace import save_npy
@@ -61,6 +61,7 @@ class Ingest(Stage):
                         if len(data) > limit:
                             rec.error = (f"document of {len(data)} bytes is over the {limit}-token limit that "
                                          f"run.memory_budget allows; raise the budget to keep it")
+                    faults.point("ingest.row")
                     if rec.error is not None:
                         err_rows.append((rec.source, rec.row, rec.error))
                         continue

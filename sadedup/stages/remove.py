@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import db, native
+from .. import db, faults, native
 from ..progress import bar, say
 from ..store import TextStore
 from ..tokenizers import char_spans
@@ -127,6 +127,7 @@ class Remove(Stage):
             cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
             status = np.where(drp, "dropped", "kept")
             reason = np.where(drp, "substring_coverage", None)
+            faults.point("remove.db")
             db.bulk_update_documents(conn, ["n_tokens", "removed_tokens", "coverage", "removed_chars", "status",
                                             "reason"],
                                      zip(all_ids.tolist(), ntok.tolist(), rem.tolist(), cov.tolist(), rch.tolist(),

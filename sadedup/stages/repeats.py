@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import native
+from .. import faults, native
 from ..progress import bar, say
 from ..workspace import load_npy, save_npy
 from .base import Context, Stage, chain
@@ -86,34 +86,58 @@ class Repeats(Stage):
         key = self.key(ctx)
         shards = Tokenize().shard_dirs(ctx)
         outs = self.out_dirs(ctx)
-        gid_files = [o / "gid.npy" for o in outs]
-        if not ctx.force and ws.is_done(self.name, key, files=gid_files, verify=False):
+        wkey, mkey, gkey = chain(key, "windows"), chain(key, "merge"), chain(key, "groups")
+
+        # each key carries the checksums of the artifacts it was built from
+        wkeys = [chain(wkey, k, ws.checksum("build", k)) for k in range(len(shards))]
+
+        def windows_ok(k: int) -> bool:
+            return ws.is_done("windows", wkeys[k], shard=k, files=[outs[k] / f for f in WINDOW_FILES])
+
+        def merge_key() -> str:
+            return chain(mkey, [ws.checksum("windows", k) for k in range(len(shards))])
+
+        def groups_ok(k: int) -> bool:
+            return ws.is_done("groups", chain(gkey, k, ws.checksum("merge")), shard=k, files=[outs[k] / "gid.npy"])
+
+        run_gids = [o / "run_gid.npy" for o in outs]
+        merged = lambda: ws.is_done("merge", merge_key(), files=run_gids)  # noqa: E731
+        if not ctx.force and ws.is_done(self.name, key) and merged() and \
+                all(windows_ok(k) and groups_ok(k) for k in range(len(shards))):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running", artifact=self.folder(ctx))
         t0 = time.perf_counter()
-        wkey = chain(key, "windows")
-        todo = [k for k in range(len(shards))
-                if ctx.force or not ws.is_done("windows", chain(wkey, k), shard=k,
-                                               files=[outs[k] / f for f in WINDOW_FILES], verify=False)]
+        todo = [k for k in range(len(shards)) if ctx.force or not windows_ok(k)]
         with bar("windows", len(shards), "shards") as b:
             b.advance(len(shards) - len(todo))
             for i, res in ctx.executor.imap(windows_shard, [(str(shards[k]), str(outs[k]), L) for k in todo]):
                 k = todo[i]
-                ws.mark("windows", chain(wkey, k), "done", shard=k, artifact=outs[k], **res)
+                ws.mark("windows", wkeys[k], "done", shard=k, artifact=outs[k],
+                        files=[outs[k] / f for f in WINDOW_FILES], **res)
                 b.advance()
         t1 = time.perf_counter()
-        groups = self._merge(shards, outs, L)
+        if todo or ctx.force or not merged():
+            groups = self._merge(shards, outs, L)
+            faults.point("repeats.merge")
+            ws.mark("merge", merge_key(), "done", files=run_gids, groups=groups)
+            redo = list(range(len(shards)))
+        else:
+            groups = ws.stage_detail("merge")["groups"]
+            redo = [k for k in range(len(shards)) if not groups_ok(k)]
         t2 = time.perf_counter()
         gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
-        repeated = 0
         with bar("group ids", len(shards), "shards") as b:
-            for _, res in ctx.executor.imap(scatter_shard, [(str(s), str(o), gid_dtype) for s, o in zip(shards, outs)]):
-                repeated += res["repeated_windows"]
+            b.advance(len(shards) - len(redo))
+            for i, res in ctx.executor.imap(scatter_shard, [(str(shards[k]), str(outs[k]), gid_dtype) for k in redo]):
+                k = redo[i]
+                ws.mark("groups", chain(gkey, k, ws.checksum("merge")), "done", shard=k, artifact=outs[k], files=[outs[k] / "gid.npy"], **res)
                 b.advance()
+        repeated = sum(ws.stage_detail("groups", k).get("repeated_windows", 0) for k in range(len(shards)))
         detail = {"groups": groups, "repeated_windows": repeated, "L": L, "shards": len(shards),
+                  "windows_rebuilt": len(todo), "groups_rebuilt": len(redo),
                   "windows_seconds": round(t1 - t0, 3), "merge_seconds": round(t2 - t1, 3),
                   "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", files=gid_files, artifact=self.folder(ctx), **detail)
+        ws.mark(self.name, key, "done", artifact=self.folder(ctx), **detail)
         say(f"repeats: {repeated} window(s) of {L} tokens fall in {groups} repeated group(s)")
         return detail
 

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import ConfigError
+from .. import faults
 from ..progress import bar, say
 from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, parse_spec, train
 from ..store import TextStore
@@ -94,33 +95,39 @@ class Tokenize(Stage):
         ws, wf = ctx.ws, ctx.wf
         key = self.key(ctx)
         folder = self.folder(ctx)
-        if not ctx.force and ws.is_done(self.name, key, files=[folder / "shards.json"]):
+        tok = self.tokenizer(ctx, train_if_missing=True)
+        if not ctx.force and ws.is_done(self.name, key, files=[folder / "shards.json"]) and \
+                self._shards_whole(ctx, key, folder):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running", artifact=folder)
-        tok = self.tokenizer(ctx, train_if_missing=True)
         size = shard_tokens(wf)
         store = TextStore(ws.root)
         doc_ids = substring_candidates(ws)
         folder.mkdir(parents=True, exist_ok=True)
 
-        # finished shards are kept; encoding restarts after the last of them
+        # finished shards are kept (a corrupt one is rebuilt from its own documents);
+        # encoding restarts after the last of them
         names: list[str] = []
         token_counts: list[int] = []
-        start = 0
-        while True:
+        start = rebuilt = 0
+        while (d := ws.stage_detail(self.name, len(names))) and d.get("key") == chain(key, len(names)):
             k = len(names)
             sdir = folder / f"shard_{k:05d}"
-            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in SHARD_FILES],
-                                           verify=False):
+            row = ws.stage_row(self.name, k)
+            if row.status != "done":
                 break
-            d = ws.stage_detail(self.name, k)
+            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in SHARD_FILES]):
+                ids = doc_ids[d["first"]:d["end"]]
+                tokens, counts = next(self._batches(tok, store, ids, 0, batch_bytes=None))[1:]
+                self._write(ctx, key, folder, k, [tokens], counts.tolist(), doc_ids, d["first"], tok)
+                rebuilt += 1
             names.append(sdir.name)
             token_counts.append(d["tokens"])
             start = d["end"]
         for stale in folder.glob("shard_*"):
             if stale.name not in names:
                 shutil.rmtree(stale)
-        reused = len(names)
+        reused = len(names) - rebuilt
 
         total_bytes = int(store.nbytes(doc_ids).sum())
         with bar(f"tokenize ({tok.spec})", total_bytes, "bytes") as b:
@@ -134,8 +141,9 @@ class Tokenize(Stage):
                 at = 0
                 for c in counts.tolist():
                     if acc and acc + c > size:
-                        self._write(ctx, key, folder, names, token_counts, shard_tokens_acc, shard_counts,
-                                    doc_ids, shard_first, tok)
+                        names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts,
+                                                 doc_ids, shard_first, tok))
+                        token_counts.append(acc)
                         shard_first += len(shard_counts)
                         shard_tokens_acc, shard_counts, acc = [], [], 0
                     shard_tokens_acc.append(tokens[at:at + c])
@@ -143,14 +151,15 @@ class Tokenize(Stage):
                     acc += c
                     at += c
             if shard_counts or not names:
-                self._write(ctx, key, folder, names, token_counts, shard_tokens_acc, shard_counts, doc_ids,
-                            shard_first, tok)
+                names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts, doc_ids,
+                                         shard_first, tok))
+                token_counts.append(acc)
         plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
                 "tokenizer": tok.spec}
         tmp = folder / "shards.json.tmp"
         tmp.write_text(json.dumps(plan))
         tmp.replace(folder / "shards.json")
-        detail = {"shards": len(names), "reused": reused, "tokens": int(sum(token_counts)), "documents": len(doc_ids),
+        detail = {"shards": len(names), "reused": reused, "rebuilt": rebuilt, "tokens": int(sum(token_counts)), "documents": len(doc_ids),
                   "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
                   "folder": str(folder.relative_to(ws.root))}
         ws.mark(self.name, key, "done", files=[folder / "shards.json"], artifact=folder, **detail)
@@ -158,16 +167,23 @@ class Tokenize(Stage):
             f"of up to {size} tokens" + (f" ({reused} reused)" if reused else ""))
         return detail
 
+    def _shards_whole(self, ctx: Context, key: str, folder: Path) -> bool:
+        """Every shard of a finished stage still matches its checksum."""
+        n = len(json.loads((folder / "shards.json").read_text())["shards"])
+        return all(ctx.ws.is_done(self.name, chain(key, k), shard=k,
+                                  files=[folder / f"shard_{k:05d}" / f for f in SHARD_FILES]) for k in range(n))
+
     @staticmethod
-    def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray,
-                 start: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray, start: int,
+                 batch_bytes: int | None = BATCH_BYTES) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """(first index, concatenated tokens, tokens per document) for batches of documents."""
         sizes = store.nbytes(doc_ids)
         ends = np.cumsum(sizes)
         i = start
         while i < len(doc_ids):
             base = ends[i - 1] if i else 0
-            j = max(i + 1, int(np.searchsorted(ends, base + BATCH_BYTES, side="right")))
+            j = len(doc_ids) if batch_bytes is None else \
+                max(i + 1, int(np.searchsorted(ends, base + batch_bytes, side="right")))
             ids = doc_ids[i:j]
             if isinstance(tok, ByteTokenizer):
                 tokens, counts = tok.gather(store.data, store.offsets, ids)
@@ -178,11 +194,9 @@ class Tokenize(Stage):
             yield i, tokens.astype(tok.dtype, copy=False), counts
             i = j
 
-    def _write(self, ctx, key, folder, names, token_counts, parts, counts, doc_ids, first, tok) -> None:
-        k = len(names)
+    def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok) -> str:
         sdir = folder / f"shard_{k:05d}"
-        shutil.rmtree(sdir, ignore_errors=True)
-        sdir.mkdir()
+        sdir.mkdir(exist_ok=True)
         tokens = np.concatenate(parts) if parts else np.zeros(0, tok.dtype)
         offsets = np.concatenate(([0], np.cumsum(np.asarray(counts, dtype=np.int64)))).astype(np.int64)
         save_npy(sdir / "docs.npy", doc_ids[first:first + len(counts)].astype(np.int64))
@@ -190,6 +204,6 @@ class Tokenize(Stage):
         save_npy(sdir / "tokens.npy", tokens.astype(tok.dtype, copy=False))
         ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in SHARD_FILES], artifact=sdir,
                     tokens=int(offsets[-1]), documents=len(counts), first=first, end=first + len(counts))
-        names.append(sdir.name)
-        token_counts.append(int(offsets[-1]))
+        faults.point("tokenize.shard")
+        return sdir.name
 

@@ -1,0 +1,160 @@
+"""Killed at any point and rerun, a run gives the same output, reuses what it had finished,
+and loses no row. Crashes are real SIGKILLs, at points named through SADEDUP_CRASH."""
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from corpus import planted_corpus, write_jsonl
+from helpers import db_rows
+
+ARGS = ["--set", "stages=substring", "--set", "substring.min_length=12", "--set", "substring.shard_tokens=3000"]
+
+
+def dump(work: Path) -> list:
+    return (db_rows(work, "SELECT doc_id, source_row, status, reason, removed_tokens FROM documents ORDER BY doc_id")
+            + db_rows(work, "SELECT * FROM spans ORDER BY span_id")
+            + db_rows(work, "SELECT source, source_row, error FROM input_errors ORDER BY error_id"))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("resume")
+    docs = planted_corpus(random.Random(42), 300, 400)
+    inp = write_jsonl(d / "in.jsonl", docs)
+    with open(inp, "a") as f:
+        f.write("{broken json\n")
+    ref = d / "ref.jsonl"
+    p = subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", inp, "--output", ref, "--workdir",
+                        d / "refwork", *ARGS], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    shards = db_rows(d / "refwork", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
+    assert shards >= 10
+    return inp, ref, dump(d / "refwork")
+
+
+def sa_mtimes(work: Path) -> dict[int, int]:
+    """mtime of sa.npy of every shard whose build was recorded done."""
+    out = {}
+    done = {r[0] for r in db_rows(work, "SELECT shard FROM stages WHERE stage = 'build' AND shard >= 0 AND status = 'done'")}
+    for sdir in sorted((work / "substring").glob("*/shard_*")):
+        k = int(sdir.name.split("_")[1])
+        if k in done and (sdir / "sa.npy").exists():
+            out[k] = (sdir / "sa.npy").stat().st_mtime_ns
+    return out
+
+
+@pytest.mark.parametrize("point", ["ingest.row:100", "tokenize.shard:4", "build.shard:4", "repeats.merge",
+                                   "remove.db", "export.row:120"])
+def test_killed_then_rerun_is_identical(cli, corpus, tmp_path, point):
+    inp, ref, ref_dump = corpus
+    out, work = tmp_path / "out.jsonl", tmp_path / "work"
+    p = cli("run", "--input", inp, "--output", out, "--workdir", work, *ARGS, check=False,
+            env={"SADEDUP_CRASH": point})
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert not out.exists()
+    before = sa_mtimes(work)
+    cli("run", "--input", inp, "--output", out, "--workdir", work, *ARGS)
+    assert out.read_bytes() == ref.read_bytes()
+    assert dump(work) == ref_dump
+    after = sa_mtimes(work)
+    assert all(after[k] == t for k, t in before.items()), "a finished shard was rebuilt"
+    if point.startswith("build"):
+        assert len(before) >= 3
+        assert db_rows(work, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'build' "
+                             "AND shard = -1")[0][0] >= 3
+    if point.startswith("tokenize"):
+        assert db_rows(work, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'tokenize' "
+                             "AND shard = -1")[0][0] >= 4
+    st = cli("status", work).stdout
+    assert "pending: nothing" in st
+
+
+def test_corrupt_artifacts_rebuild_just_them(cli, corpus, tmp_path):
+    inp, ref, ref_dump = corpus
+    out, work = tmp_path / "out.jsonl", tmp_path / "work"
+    cli("run", "--input", inp, "--output", out, "--workdir", work, *ARGS)
+    folder = next((work / "substring").glob("*tps_*"))
+    mt = sa_mtimes(work)
+
+    def flip(path: Path) -> None:
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+    flip(folder / "shard_00002" / "sa.npy")
+    flip(folder / "shard_00005" / "tokens.npy")
+    gid = next(folder.glob("L*")) / "shard_00001" / "gid.npy"
+    flip(gid)
+    out.unlink()
+    cli("run", "--input", inp, "--output", out, "--workdir", work, *ARGS)
+    assert out.read_bytes() == ref.read_bytes()
+    assert dump(work) == ref_dump
+    detail = lambda stage, key: db_rows(work, f"SELECT json_extract(detail, '$.{key}') FROM stages "  # noqa: E731
+                                              f"WHERE stage = '{stage}' AND shard = -1")[0][0]
+    assert detail("build", "built") == 1
+    assert detail("tokenize", "rebuilt") == 1
+    assert detail("repeats", "groups_rebuilt") == 1 and detail("repeats", "windows_rebuilt") == 0
+    after = sa_mtimes(work)
+    assert [k for k in mt if after[k] != mt[k]] == [2]
+
+
+def test_random_kills(corpus, tmp_path):
+    """SIGKILL at random moments until a run completes: the result is still the reference."""
+    inp, ref, ref_dump = corpus
+    out, work = tmp_path / "out.jsonl", tmp_path / "work"
+    rng = random.Random(3)
+    cmd = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(inp), "--output", str(out), "--workdir",
+           str(work), *ARGS]
+    for attempt in range(30):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            proc.wait(timeout=rng.uniform(0.3, 2.5))
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            continue
+        assert proc.returncode == 0, proc.stderr.read()
+        break
+    else:
+        pytest.fail("never finished")
+    assert out.read_bytes() == ref.read_bytes()
+    assert dump(work) == ref_dump
+
+
+def test_second_run_is_refused_and_stale_lock_taken_over(cli, corpus, tmp_path):
+    inp, ref, _ = corpus
+    work = tmp_path / "work"
+    work.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(work / '.lock')!r}, os.O_RDWR | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "os.write(fd, str(os.getpid()).encode())\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", work, *ARGS, check=False)
+    assert p.returncode != 0 and "in use by another sadedup run" in p.stderr and str(holder.pid) in p.stderr
+    holder.kill()
+    holder.wait()
+    cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", work, *ARGS)
+    assert (tmp_path / "o.jsonl").read_bytes() == ref.read_bytes()
+
+
+def test_changed_input_stops_until_restart(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", ["one document here", "another"])
+    cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS)
+    time.sleep(0.01)
+    write_jsonl(inp, ["one document here", "another", "and a new one"])
+    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS, check=False)
+    assert p.returncode != 0 and "inputs changed" in p.stderr and "--restart" in p.stderr
+    cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS, "--restart")
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 3

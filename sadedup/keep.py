@@ -12,7 +12,8 @@ ties going to the earliest in input order.
 
 Each stage takes back its own earlier decisions when it runs (documents it dropped, its
 clusters), so reruns are idempotent; cluster ids stay unique across methods (a stage numbers
-its clusters after the largest id in the table).
+its clusters after the largest id in the table). A finished stage is skipped only while its
+key matches and its records are still in the database (a fresh ingest wipes them).
 """
 from __future__ import annotations
 
@@ -108,6 +109,17 @@ def rule_values(ws: Workspace, rule: str, say=None) -> np.ndarray | None:
         say(f"keep rule {rule}: {len(values) - found} of {len(values)} documents have no number in field "
             f"{name!r}; they rank last")
     return values
+
+
+def records_intact(ws: Workspace, method: str, detail: dict) -> bool:
+    """A finished stage's decisions are still in the database (a later ingest wipes them)."""
+    con = sqlite3.connect(ws.root / db.DB_NAME)
+    try:
+        clusters = con.execute("SELECT count(*) FROM clusters WHERE method = ?", (method,)).fetchone()[0]
+        dropped = con.execute("SELECT count(*) FROM documents WHERE reason = ?", (STAGE_REASON[method],)).fetchone()[0]
+    finally:
+        con.close()
+    return clusters == detail.get("clusters", detail.get("groups")) and dropped == detail.get("dropped")
 
 
 def record_clusters(conn: Connection, method: str, listed: tuple[str, ...], keep_rule: str,

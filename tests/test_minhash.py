@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 
 import numpy as np
 import pytest
@@ -262,6 +263,25 @@ def test_reruns_replace_their_own_decisions(tmp_path):
     pipeline.run([inp], out, w, None, ["stages=minhash"], executor="inline")
     assert db_rows(w, "SELECT DISTINCT method FROM clusters") == [("minhash",)]
     assert db_rows(w, "SELECT count(*) FROM documents WHERE reason = 'exact_duplicate'") == [(0,)]
+
+
+def test_a_finished_stage_is_skipped_only_while_its_records_stand(tmp_path):
+    p = planted_corpus(9, 60)
+    inp = write_jsonl(tmp_path / "in.jsonl", p.docs)
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    pipeline.run([inp], out, w, None, ["stages=exact,minhash"], executor="inline")
+    first = _decisions(w)
+    summary = pipeline.run([inp], out, w, None, ["stages=exact,minhash"], executor="inline")
+    assert summary["exact"].get("skipped") and summary["minhash"].get("skipped")
+    # what a fresh ingest does to the tables: the stages must notice and decide again
+    con = sqlite3.connect(w / "sadedup.db")
+    con.executescript("UPDATE documents SET status = 'kept', reason = NULL; DELETE FROM cluster_members; "
+                      "DELETE FROM clusters;")
+    con.commit()
+    con.close()
+    summary = pipeline.run([inp], out, w, None, ["stages=exact,minhash"], executor="inline")
+    assert not summary["exact"].get("skipped") and not summary["minhash"].get("skipped")
+    assert _decisions(w) == first
 
 
 # ---- records -------------------------------------------------------------------------------

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from ..keep import candidate_documents, keep_rank, record_clusters, rule_values
+from ..keep import candidate_documents, keep_rank, record_clusters, records_intact, rule_values
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
-from ..workspace import load_npy
+from ..store import TextStore
 from .base import Context, Stage, chain
 
 # bytes of text normalized at once
@@ -44,10 +44,9 @@ def text_chunks(offsets: np.ndarray, doc_ids: np.ndarray, chunk_bytes: int, max_
 
 
 def open_texts(root) -> tuple[np.ndarray, np.ndarray]:
-    offsets = load_npy(root / "ingest" / "offsets.npy", mmap=False)
-    texts = np.memmap(root / "ingest" / "texts.bin", dtype=np.uint8, mode="r") if offsets[-1] > 0 \
-        else np.zeros(0, np.uint8)
-    return texts, offsets
+    """The ingest store's memory-mapped texts and their offsets."""
+    store = TextStore(root)
+    return store.data, store.offsets
 
 
 class Exact(Stage):
@@ -56,13 +55,13 @@ class Exact(Stage):
     def key(self, ctx: Context) -> str:
         from .ingest import Ingest
 
-        return chain("exact", Ingest().key(ctx), dataclasses.asdict(ctx.wf.exact), VERSION)
+        return chain("exact", Ingest().key(ctx), ctx.ws.checksum("ingest"), dataclasses.asdict(ctx.wf.exact), VERSION)
 
     def run(self, ctx: Context) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
         cfg = wf.exact
         key = self.key(ctx)
-        if not ctx.force and ws.is_done(self.name, key):
+        if not ctx.force and ws.is_done(self.name, key) and records_intact(ws, "exact", ws.stage_detail(self.name)):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running")
         t0 = time.perf_counter()

@@ -33,7 +33,7 @@ import xxhash
 from .. import minhash as mh
 from .. import native
 from ..config import MinhashConfig
-from ..keep import candidate_documents, keep_rank, record_clusters, rule_values
+from ..keep import candidate_documents, keep_rank, record_clusters, records_intact, rule_values
 from ..normalize import prepare
 from ..progress import bar, say
 from ..workspace import load_npy, save_npy
@@ -78,7 +78,8 @@ class MinHash(Stage):
 
         wf = ctx.wf
         upstream = Exact().key(ctx) if "exact" in wf.stages else None
-        return chain("minhash", Ingest().key(ctx), upstream, dataclasses.asdict(wf.minhash), VERSION)
+        return chain("minhash", Ingest().key(ctx), ctx.ws.checksum("ingest"), upstream, dataclasses.asdict(wf.minhash),
+                     VERSION)
 
     def folder(self, ctx: Context) -> Path:
         return ctx.ws.root / "minhash" / f"{mh.config_string(ctx.wf.minhash)}_{self.key(ctx)[:8]}"
@@ -87,7 +88,7 @@ class MinHash(Stage):
         ws, wf = ctx.ws, ctx.wf
         cfg = wf.minhash
         key = self.key(ctx)
-        if not ctx.force and ws.is_done(self.name, key):
+        if not ctx.force and ws.is_done(self.name, key) and records_intact(ws, "minhash", ws.stage_detail(self.name)):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running")
         t0 = time.perf_counter()

@@ -42,13 +42,11 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
     con = sqlite3.connect(ws.root / db.DB_NAME)
     try:
         rows = con.execute(f"SELECT doc_id, n_chars FROM documents WHERE status = 'kept' OR reason IN ({marks}) "
-                           f"ORDER BY doc_id", reasons).fetchall()
+                           f"ORDER BY doc_id", reasons)
+        arr = np.fromiter(rows, dtype=[("doc_id", np.int64), ("n_chars", np.int64)])
     finally:
         con.close()
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    arr = np.array(rows, dtype=np.int64)
-    return arr[:, 0].copy(), arr[:, 1].copy()
+    return arr["doc_id"].copy(), arr["n_chars"].copy()
 
 
 def column_values(ws: Workspace, name: str, text_field: str, id_field: str) -> tuple[np.ndarray, int]:

@@ -107,6 +107,20 @@ def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir 
 
 
 @app.command()
+def exact(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+    """Drop exact duplicate documents: same text after NFC and whitespace folding (lower-casing with
+    --set exact.lowercase=true); one per group is kept by exact.keep (first, longest, shortest, column:NAME)."""
+    print_detail(pipeline.exact(workdir, set, executor, workers))
+
+
+@app.command()
+def minhash(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+    """Drop near-duplicate documents: MinHash signatures of word 5-grams, LSH bands (14 x 8), verified
+    pairs joined into clusters, one kept per cluster by minhash.keep."""
+    print_detail(pipeline.minhash(workdir, set, executor, workers))
+
+
+@app.command()
 def tokenize(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
     """Tokenize the surviving documents and cut them into shards of whole documents."""
     print_detail(pipeline.tokenize(workdir, set, executor, workers))
@@ -153,8 +167,8 @@ def status(workdir: WorkdirArg):
     Console = type(console)
     Console(highlight=False, width=200).print(t)
     done = {r["stage"] for r in rows if r["shard"] is None and r["status"] == "done"}
-    wf_stages = ["ingest", "tokenize", "build", "repeats", "remove", "export"]
-    pending = [s for s in wf_stages if s not in done]
+    stages = insp.workflow_stages(workdir)
+    pending = [s for s in stages if s not in done]
     print(f"pending: {', '.join(pending) if pending else 'nothing'}")
 
 

@@ -36,6 +36,16 @@ def status(workdir: str | Path) -> list[dict[str, Any]]:
     return out
 
 
+def workflow_stages(workdir: str | Path) -> list[str]:
+    """Every stage command the work folder's workflow runs, in order."""
+    state = json.loads((Path(workdir) / "state.json").read_text()) if (Path(workdir) / "state.json").exists() else {}
+    listed = (state.get("workflow") or {}).get("stages", [])
+    out = ["ingest", *[s for s in ("exact", "minhash") if s in listed]]
+    if "substring" in listed:
+        out += ["tokenize", "build", "repeats", "remove"]
+    return out + ["export"]
+
+
 def sql(workdir: str | Path, query: str) -> tuple[list[str], list[tuple]]:
     """Runs one read-only statement; SQLite refuses anything that writes."""
     con = _ro(workdir)

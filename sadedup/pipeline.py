@@ -15,7 +15,9 @@ from .readers import expand_inputs
 from .stages.base import Context
 from .stages.build import Build
 from .stages.docs import REASONS
+from .stages.exact import Exact
 from .stages.export import Export
+from .stages.minhash import MinHash
 from .stages.ingest import Ingest
 from .stages.remove import Remove
 from .stages.repeats import Repeats
@@ -24,6 +26,7 @@ from .stages.tokenize import Tokenize
 from .tokenizers import check_spec
 from .workspace import Workspace
 
+DOCUMENT_STAGES = {"exact": Exact, "minhash": MinHash}
 SUBSTRING_STAGES = (Tokenize, Build, Repeats, Remove)
 
 
@@ -54,13 +57,21 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     return ws
 
 
+def _resolved(wf: Workflow) -> dict[str, Any]:
+    """The workflow with every derived value spelled out, as stored in `runs.config`."""
+    d = wf.to_dict()
+    d["resolved"] = {"substring.min_length": wf.substring.window, "substring.shard_tokens": shard_tokens(wf),
+                     "run.memory_budget_bytes": wf.run.budget_bytes, "run.workers": wf.run.n_workers}
+    return d
+
+
 @contextmanager
 def _recorded(ws: Workspace, command: str):
     """A `runs` row for every command that changes the work folder; the lock for its duration."""
     with ws.engine.begin() as c:
         run_id = c.execute(db.runs.insert().values(
             command=command, started_at=db.now(), status="running", version=__version__,
-            config=ws.workflow.to_json(), inputs=json.dumps((ws.read_state() or {}).get("inputs")))).inserted_primary_key[0]
+            config=json.dumps(_resolved(ws.workflow), sort_keys=True), inputs=json.dumps((ws.read_state() or {}).get("inputs")))).inserted_primary_key[0]
     status, error = "failed", None
     try:
         yield
@@ -109,10 +120,7 @@ def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workf
 
 
 def _document_stage(name: str):
-    from .stages.exact import Exact
-    from .stages.minhash import MinHash
-
-    return {"exact": Exact, "minhash": MinHash}[name]
+    return DOCUMENT_STAGES[name]
 
 
 def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:
@@ -125,6 +133,11 @@ def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:
         c.exec_driver_sql(f"UPDATE documents SET status = 'kept', reason = NULL WHERE reason IN ({marks})", tuple(gone))
         if "substring" not in wf.stages:
             c.exec_driver_sql("DELETE FROM spans")
+        for method in ("exact", "minhash"):
+            if method not in wf.stages:
+                c.exec_driver_sql("DELETE FROM cluster_members WHERE cluster_id IN "
+                                  "(SELECT cluster_id FROM clusters WHERE method = ?)", (method,))
+                c.exec_driver_sql("DELETE FROM clusters WHERE method = ?", (method,))
 
 
 def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None = None,
@@ -152,13 +165,31 @@ def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw)
 
 
 def _require(ws: Workspace, stage) -> None:
-    order = ["ingest", "tokenize", "build", "repeats", "remove"]
-    name = stage.name if hasattr(stage, "name") else stage
+    """A stage command refuses to run before the stages it reads from."""
+    wf = ws.workflow
+    order = ["ingest", *[s for s in ("exact", "minhash") if s in wf.stages], "tokenize", "build", "repeats",
+             "remove"]
+    name = stage.name
+    if name == "export":
+        name = "remove" if "substring" in wf.stages else None
+        order = order + ["remove"] if name is None else order
     if name in order:
         for before in order[: order.index(name)]:
             row = ws.stage_row(before)
             if row is None or row.status != "done":
-                raise SadedupError(f"stage {name} needs {before} first: run `sadedup {before} {ws.root}`")
+                how = f"sadedup ingest --input ... --workdir {ws.root}" if before == "ingest" else \
+                    f"sadedup {before} {ws.root}"
+                raise SadedupError(f"stage {stage.name} needs {before} first: run `{how}`")
+
+
+def exact(workdir, overrides=None, executor="local", workers=None):
+    """Drops exact duplicate documents (normalized-text hash), one kept per group."""
+    return _stage(Exact, workdir, overrides, executor, workers)
+
+
+def minhash(workdir, overrides=None, executor="local", workers=None):
+    """Drops near-duplicate documents (MinHash-LSH clusters), one kept per cluster."""
+    return _stage(MinHash, workdir, overrides, executor, workers)
 
 
 def tokenize(workdir, overrides=None, executor="local", workers=None):

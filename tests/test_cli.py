@@ -14,7 +14,7 @@ from helpers import db_rows, read_jsonl
 
 SUBSTRING = ["--set", "stages=substring", "--set", "substring.min_length=20"]
 
-COMMANDS = ["run", "ingest", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain"]
+COMMANDS = ["run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain"]
 
 
 def docs_fixture(n=60, seed=3):

@@ -163,7 +163,7 @@ class Tokenize(Stage):
                   "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
                   "folder": str(folder.relative_to(ws.root))}
         ws.mark(self.name, key, "done", files=[folder / "shards.json"], artifact=folder, **detail)
-        say(f"tokenize: {len(doc_ids)} documents, {detail['tokens']} {tok.spec} tokens in {len(names)} shard(s) "
+        say(f"tokenize: {len(doc_ids)} documents, {detail['tokens']} tokens ({tok.spec}) in {len(names)} shard(s) "
             f"of up to {size} tokens" + (f" ({reused} reused)" if reused else ""))
         return detail
 

@@ -1,0 +1,53 @@
+"""Built-in workflows: each loads, validates, runs; overrides and errors name their keys."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from corpus import planted_corpus, write_jsonl
+from helpers import db_rows
+
+from sadedup.config import builtin_workflows, load_workflow
+
+
+@pytest.mark.parametrize("name", ["default", "c4", "fineweb", "keep_first"])
+def test_builtin_workflows_load(name):
+    wf = load_workflow(name)
+    assert wf.stages
+    assert name in builtin_workflows()
+
+
+def test_recipes_say_what_they_promise():
+    c4 = load_workflow("c4")
+    assert c4.substring.keep == "none" and c4.substring.min_length == 50 and c4.stages == ("substring",)
+    fw = load_workflow("fineweb")
+    assert (fw.minhash.ngram, fw.minhash.bands, fw.minhash.rows) == (5, 14, 8)
+    kf = load_workflow("keep_first")
+    assert kf.substring.keep == "first" and kf.substring.drop_fraction == 0.8
+
+
+def test_overrides_reach_the_stored_configuration(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", planted_corpus(random.Random(1), 30, 300))
+    cli("run", "c4", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w",
+        "--set", "substring.tokenizer=bytes", "--set", "substring.min_length=30")
+    config = json.loads(db_rows(tmp_path / "w", "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1")[0][0])
+    assert config["stages"] == ["substring"] and config["substring"]["keep"] == "none"
+    assert config["substring"]["min_length"] == 30
+    assert config["resolved"]["substring.min_length"] == 30 and config["resolved"]["substring.shard_tokens"] > 0
+
+
+def test_workflow_file_by_path_and_unknown_keys(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", ["some text"])
+    wf = tmp_path / "mine.toml"
+    wf.write_text('stages = ["substring"]\n[substring]\nmin_lenght = 5\n')
+    p = cli("run", wf, "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", check=False)
+    assert p.returncode != 0 and "unknown workflow key 'substring.min_lenght'" in p.stderr
+    wf.write_text('stages = ["substring"]\n[substring]\nmin_length = "ten"\n')
+    p = cli("run", wf, "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", check=False)
+    assert p.returncode != 0 and "substring.min_length: expects a whole number" in p.stderr
+    wf.write_text('stages = ["substring"]\n[substring]\nmin_length = 5\n')
+    cli("run", wf, "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w")
+    p = cli("run", "nosuchflow", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2",
+            check=False)
+    assert p.returncode != 0 and "no workflow named 'nosuchflow'" in p.stderr

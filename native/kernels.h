@@ -37,27 +37,34 @@ static inline void idx_set(void *a, int64_t i, int is64, int64_t v) {
 void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void *tmp, int is64);
 
 /* Walks one shard's suffix array and keeps the L-windows that lie inside one document
- * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wnew[j] is 1 where a
- * new distinct window starts (its first L tokens differ from the previous kept one).
- * Returns the number of windows kept. */
+ * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wl[j] the length of
+ * the common prefix with the previous kept window, capped at L (wl[0] = 0); wl[j] < L
+ * where a new distinct window starts. L <= 65535. Returns the number of windows kept. */
 int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
-                         int64_t L, void *wpos, int wpos64, uint8_t *wnew);
+                         int64_t L, void *wpos, int wpos64, uint16_t *wl);
 
-/* One shard's sorted stream of distinct windows, as made by sd_local_windows. */
+/* One shard's sorted stream of windows, as made by sd_local_windows. */
 typedef struct {
     const uint8_t *T;
     const void *wpos;
     int wpos64;
-    const uint8_t *wnew;
+    const uint16_t *wl;
     int64_t nw;
     int64_t *run_gid; /* out: one group id per distinct window of the shard, -1 if unique */
 } sd_stream;
 
-/* k-way merge of the shards' distinct-window streams. Windows are compared on at most L
- * tokens, so a pair costs O(L) however long the shared suffix is. Every global group of
- * equal windows that occurs at least twice in the corpus gets a dense id, in lexicographic
- * order; windows that occur once get -1. Returns the number of groups, or -1 on OOM. */
+/* k-way merge of the shards' sorted windows into global groups of equal windows. Each
+ * head's common prefix with the last group is carried along (from the shards' wl), so
+ * tokens are only read where two heads tie on it, and never more than L per pair: the
+ * merge is linear in the windows plus the tokens that genuinely need comparing. Every
+ * group that occurs at least twice in the corpus gets a dense id, in lexicographic order;
+ * a window that occurs once gets -1. Returns the number of groups, or -1 on OOM. */
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);
+
+/* gid[wpos[j]] = run_gid[run of j] for every window of a repeated group; the rest of gid
+ * is left as it is (the caller fills it with -1). */
+void sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
+                void *gid, int gid64);
 
 /* Keep-first selection for one shard, shards visited in document order.
  *   gid: group id per position (-1: unique or not a window); doc_start: ndocs+1 offsets;

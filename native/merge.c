@@ -1,108 +1,114 @@
 #include <stdlib.h>
-#include <string.h>
 #include "kernels.h"
 
-/* Cursor on one stream: the distinct window at wpos[i], its run of equal windows ending
- * before wpos index `end`, and its ordinal `run` among the shard's distinct windows. */
+/* A stream's head: the distinct window at wpos[i], whose run of equal windows ends before
+ * index `end`; `run` is its ordinal among the shard's distinct windows; `c` its common
+ * prefix with the last group the merge emitted. */
 typedef struct {
     sd_stream *s;
-    int64_t i, end, run;
-} cursor;
+    int64_t i, end, run, c, d;
+} head;
 
-static void cursor_load(cursor *c) {
-    int64_t j = c->i + 1;
-    while (j < c->s->nw && !c->s->wnew[j]) j++;
-    c->end = j;
+static void load(head *h, int64_t L) {
+    int64_t j = h->i + 1;
+    while (j < h->s->nw && h->s->wl[j] >= L) j++;
+    h->end = j;
 }
 
-/* Compares the L-token windows under two cursors; never reads more than L tokens. */
-static int cmp_windows(const cursor *a, const cursor *b, int es, int64_t L) {
+static inline int64_t pos(const head *h) { return idx_at(h->s->wpos, h->i, h->s->wpos64); }
+
+/* Extends a known common prefix `from` of two heads' windows; returns the full common
+ * prefix (<= L) and in *sign how they order where they differ. */
+static int64_t extend(const head *a, const head *b, int64_t from, int es, int64_t L, int *sign) {
     const uint8_t *ta = a->s->T, *tb = b->s->T;
-    int64_t pa = idx_at(a->s->wpos, a->i, a->s->wpos64);
-    int64_t pb = idx_at(b->s->wpos, b->i, b->s->wpos64);
+    int64_t pa = pos(a), pb = pos(b), k = from;
     if (es == 1) {
-        int r = memcmp(ta + pa, tb + pb, (size_t)L);
-        return (r > 0) - (r < 0);
+        const uint8_t *x = ta + pa, *y = tb + pb;
+        while (k < L && x[k] == y[k]) k++;
+        *sign = k == L ? 0 : (x[k] < y[k] ? -1 : 1);
+        return k;
     }
-    for (int64_t h = 0; h < L; h++) {
-        uint32_t x = tok_at(ta, pa + h, es), y = tok_at(tb, pb + h, es);
-        if (x != y) return x < y ? -1 : 1;
+    while (k < L) {
+        uint32_t x = tok_at(ta, pa + k, es), y = tok_at(tb, pb + k, es);
+        if (x != y) { *sign = x < y ? -1 : 1; return k; }
+        k++;
     }
-    return 0;
-}
-
-/* Ties on the window go to the lower shard, so the merge order is fully determined. */
-static int less(const cursor *a, const cursor *b, int es, int64_t L) {
-    int r = cmp_windows(a, b, es, L);
-    if (r) return r < 0;
-    return a->s < b->s;
-}
-
-static void sift_down(cursor **h, int m, int at, int es, int64_t L) {
-    for (;;) {
-        int l = 2 * at + 1, r = l + 1, best = at;
-        if (l < m && less(h[l], h[best], es, L)) best = l;
-        if (r < m && less(h[r], h[best], es, L)) best = r;
-        if (best == at) return;
-        cursor *t = h[at]; h[at] = h[best]; h[best] = t;
-        at = best;
-    }
-}
-
-static void sift_up(cursor **h, int at, int es, int64_t L) {
-    while (at > 0) {
-        int p = (at - 1) / 2;
-        if (!less(h[at], h[p], es, L)) return;
-        cursor *t = h[at]; h[at] = h[p]; h[p] = t;
-        at = p;
-    }
+    *sign = 0;
+    return L;
 }
 
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
-    cursor *cur = calloc((size_t)(k ? k : 1), sizeof(cursor));
-    cursor **heap = calloc((size_t)(k ? k : 1), sizeof(cursor *));
-    cursor **group = calloc((size_t)(k ? k : 1), sizeof(cursor *));
-    if (!cur || !heap || !group) { free(cur); free(heap); free(group); return -1; }
+    head *h = calloc((size_t)(k ? k : 1), sizeof(head));
+    head **act = calloc((size_t)(k ? k : 1), sizeof(head *));
+    int64_t *sw = calloc((size_t)(k ? k : 1), sizeof(int64_t));
+    if (!h || !act || !sw) { free(h); free(act); free(sw); return -1; }
     int m = 0;
     for (int s = 0; s < k; s++) {
-        cur[s].s = &streams[s];
-        cur[s].i = 0;
-        cur[s].run = 0;
+        h[s].s = &streams[s];
         if (streams[s].nw > 0) {
-            cursor_load(&cur[s]);
-            heap[m] = &cur[s];
-            sift_up(heap, m, es, L);
-            m++;
+            load(&h[s], L);
+            act[m++] = &h[s];
         }
     }
     int64_t G = 0;
     while (m > 0) {
-        /* Pop the smallest window and every head equal to it: one global group. */
-        int g = 0;
-        group[g++] = heap[0];
-        heap[0] = heap[--m];
-        sift_down(heap, m, 0, es, L);
-        while (m > 0 && cmp_windows(heap[0], group[0], es, L) == 0) {
-            group[g++] = heap[0];
-            heap[0] = heap[--m];
-            sift_down(heap, m, 0, es, L);
-        }
-        int64_t count = 0;
-        for (int j = 0; j < g; j++) count += group[j]->end - group[j]->i;
-        int64_t id = count >= 2 ? G++ : -1;
-        for (int j = 0; j < g; j++) {
-            cursor *c = group[j];
-            c->s->run_gid[c->run] = id;
-            c->i = c->end;
-            c->run++;
-            if (c->i < c->s->nw) {
-                cursor_load(c);
-                heap[m] = c;
-                sift_up(heap, m, es, L);
-                m++;
+        /* Scan the heads in shard order. All heads are greater than the last group, and a
+         * head that shares more of it is smaller; ties on that are settled on the tokens.
+         * d = common prefix with the current best; when a new best takes over with common
+         * prefix x, every head scanned before it keeps min(d, x): sw[] logs those x so one
+         * backward pass settles them in O(k). */
+        int best = 0;
+        act[0]->d = L;
+        sw[0] = L;
+        for (int j = 1; j < m; j++) {
+            head *a = act[j], *b = act[best];
+            sw[j] = L;
+            if (a->c > b->c) {
+                a->d = L;
+                sw[j] = b->c;
+                best = j;
+            } else if (a->c < b->c) {
+                a->d = a->c;
+            } else {
+                int sign;
+                int64_t x = extend(a, b, a->c, es, L, &sign);
+                if (sign >= 0) {
+                    a->d = x;
+                } else {
+                    a->d = L;
+                    sw[j] = x;
+                    best = j;
+                }
             }
         }
+        int64_t low = L;
+        for (int j = m - 1; j >= 0; j--) {
+            int64_t dj = act[j]->d < low ? act[j]->d : low;
+            if (sw[j] < low) low = sw[j];
+            act[j]->d = dj;
+        }
+        /* The group: the best and every head equal to it. */
+        int64_t count = 0;
+        for (int j = 0; j < m; j++)
+            if (act[j]->d >= L) count += act[j]->end - act[j]->i;
+        int64_t id = count >= 2 ? G++ : -1;
+        int w = 0;
+        for (int j = 0; j < m; j++) {
+            head *a = act[j];
+            if (a->d >= L) {
+                a->s->run_gid[a->run] = id;
+                a->i = a->end;
+                a->run++;
+                if (a->i >= a->s->nw) continue;
+                a->c = a->s->wl[a->i];
+                load(a, L);
+            } else {
+                a->c = a->d;
+            }
+            act[w++] = a;
+        }
+        m = w;
     }
-    free(cur); free(heap); free(group);
+    free(h); free(act); free(sw);
     return G;
 }

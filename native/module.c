@@ -34,26 +34,35 @@ static PyObject *py_lcp(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_local_windows(PyObject *self, PyObject *args) {
-    Py_buffer sa, lcp, valid, wpos, wnew;
+    Py_buffer sa, lcp, valid, wpos, wl;
     int is64, wpos64;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*Lw*pw*", &sa, &lcp, &is64, &valid, &L, &wpos, &wpos64, &wnew))
+    if (!PyArg_ParseTuple(args, "y*y*py*Lw*pw*", &sa, &lcp, &is64, &valid, &L, &wpos, &wpos64, &wl))
         return NULL;
     PyObject *ret = NULL;
     int64_t n = valid.len, m = 0;
-    if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp") &&
-        need(&wpos, n * W(wpos64), "wpos") && need(&wnew, n, "wnew")) {
+    if (L < 1 || L > 65535) {
+        PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
+    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp") &&
+               need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl")) {
         Py_BEGIN_ALLOW_THREADS
-        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, L, wpos.buf, wpos64, wnew.buf);
+        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, L, wpos.buf, wpos64, wl.buf);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(m);
     }
     PyBuffer_Release(&sa); PyBuffer_Release(&lcp); PyBuffer_Release(&valid);
-    PyBuffer_Release(&wpos); PyBuffer_Release(&wnew);
+    PyBuffer_Release(&wpos); PyBuffer_Release(&wl);
     return ret;
 }
 
-/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wnew, run_gid). */
+/* runs in a stream: windows whose wl is below L start one */
+static int64_t count_runs(const uint16_t *wl, int64_t nw, int64_t L) {
+    int64_t runs = 0;
+    for (int64_t j = 0; j < nw; j++) runs += (j == 0 || wl[j] < L);
+    return runs;
+}
+
+/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid). */
 static PyObject *py_merge(PyObject *self, PyObject *args) {
     PyObject *list;
     int es;
@@ -65,26 +74,25 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     Py_ssize_t got = 0;
     PyObject *ret = NULL;
     if (!st || !bufs) { PyErr_NoMemory(); goto done; }
+    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
     for (Py_ssize_t s = 0; s < k; s++) {
         int wpos64;
         Py_buffer *b = &bufs[4 * s];
         if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*", &b[0], &b[1], &wpos64, &b[2], &b[3]))
             goto done;
         got = s + 1;
-        int64_t nw = b[2].len;
+        int64_t nw = b[2].len / 2;
         if (!need(&b[1], nw * W(wpos64), "wpos")) goto done;
-        /* every window must lie inside the token buffer */
         st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf};
-        int64_t runs = 0;
+        /* every window must lie inside the token buffer */
         for (int64_t j = 0; j < nw; j++) {
-            runs += ((const uint8_t *)b[2].buf)[j] != 0;
             int64_t p = idx_at(b[1].buf, j, wpos64);
             if (p < 0 || (p + L) * es > b[0].len) {
                 PyErr_Format(PyExc_ValueError, "stream %zd: window at %lld runs past the tokens", s, (long long)p);
                 goto done;
             }
         }
-        if (!need(&b[3], runs * 8, "run_gid")) goto done;
+        if (!need(&b[3], count_runs(b[2].buf, nw, L) * 8, "run_gid")) goto done;
     }
     int64_t G;
     Py_BEGIN_ALLOW_THREADS
@@ -96,6 +104,28 @@ done:
     for (Py_ssize_t s = 0; s < got; s++)
         for (int j = 0; j < 4; j++) PyBuffer_Release(&bufs[4 * s + j]);
     free(st); free(bufs);
+    return ret;
+}
+
+static PyObject *py_scatter(PyObject *self, PyObject *args) {
+    Py_buffer wpos, wl, run_gid, gid;
+    int wpos64, gid64;
+    long long L;
+    if (!PyArg_ParseTuple(args, "y*py*Ly*w*p", &wpos, &wpos64, &wl, &L, &run_gid, &gid, &gid64)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nw = wl.len / 2, n = gid.len / W(gid64);
+    int ok = need(&wpos, nw * W(wpos64), "wpos") && need(&run_gid, count_runs(wl.buf, nw, L) * 8, "run_gid");
+    for (int64_t j = 0; ok && j < nw; j++) {
+        int64_t p = idx_at(wpos.buf, j, wpos64);
+        if (p < 0 || p >= n) { PyErr_SetString(PyExc_ValueError, "window position outside gid"); ok = 0; }
+    }
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_scatter(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, gid.buf, gid64);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&wpos); PyBuffer_Release(&wl); PyBuffer_Release(&run_gid); PyBuffer_Release(&gid);
     return ret;
 }
 
@@ -372,6 +402,7 @@ static PyMethodDef methods[] = {
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
+    {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},
     {"select_none", py_select_none, METH_VARARGS, "keep='none' pass over one shard."},
     {"first_two", py_first_two, METH_VARARGS, "First and second occurrence of every group."},

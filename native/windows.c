@@ -1,11 +1,11 @@
 #include "kernels.h"
 
 int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
-                         int64_t L, void *wpos, int wpos64, uint8_t *wnew) {
+                         int64_t L, void *wpos, int wpos64, uint16_t *wl) {
     int64_t m = 0;
     /* LCP of two suffix-array entries is the minimum of the lcp values between them, so a
-     * running minimum since the last kept window says whether the next one shares L tokens. */
-    int64_t run_min = INT64_MAX;
+     * running minimum since the last kept window is its common prefix with the next one. */
+    int64_t run_min = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i > 0) {
             int64_t v = idx_at(lcp, i, is64);
@@ -13,10 +13,19 @@ int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, c
         }
         int64_t p = idx_at(sa, i, is64);
         if (!valid[p]) continue;
-        wnew[m] = (m == 0 || run_min < L) ? 1 : 0;
+        wl[m] = (uint16_t)(m == 0 ? 0 : (run_min < L ? run_min : L));
         idx_set(wpos, m, wpos64, p);
         m++;
         run_min = INT64_MAX;
     }
     return m;
+}
+
+void sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
+                void *gid, int gid64) {
+    int64_t run = -1, g = -1;
+    for (int64_t j = 0; j < nw; j++) {
+        if (j == 0 || wl[j] < L) g = run_gid[++run];
+        if (g >= 0) idx_set(gid, idx_at(wpos, j, wpos64), gid64, g);
+    }
 }

@@ -85,8 +85,8 @@ class SubstringConfig:
     tokenizer_sample: str = "100MB"
 
     def validate(self) -> None:
-        _check(self.min_length is None or self.min_length >= 1, "substring.min_length",
-               f"must be >= 1 (or auto), not {self.min_length}")
+        _check(self.min_length is None or 1 <= self.min_length <= 65535, "substring.min_length",
+               f"must be from 1 to 65535 (or auto), not {self.min_length}")
         _check(0.0 < self.drop_fraction <= 1.0, "substring.drop_fraction",
                f"must be in (0, 1], not {self.drop_fraction}")
         _check(self.keep in ("first", "none"), "substring.keep", f"must be first or none, not {self.keep!r}")

@@ -18,6 +18,10 @@ class Executor(Protocol):
         """Runs fn(*task) for every task; yields (task index, result) as each finishes."""
         ...
 
+    def close(self) -> None:
+        """Releases workers; the executor may not be used afterwards."""
+        ...
+
 
 class InlineExecutor:
     workers = 1
@@ -25,6 +29,9 @@ class InlineExecutor:
     def imap(self, fn, tasks):
         for i, args in enumerate(tasks):
             yield i, fn(*args)
+
+    def close(self) -> None:
+        pass
 
 
 def _die_with_parent(parent: int) -> None:
@@ -43,29 +50,41 @@ def _die_with_parent(parent: int) -> None:
 
 
 class LocalExecutor:
-    """A pool of `workers` processes on this machine (spawned: no inherited locks or handles)."""
+    """A pool of `workers` processes on this machine (spawned: no inherited locks or handles),
+    started on first use and kept for every stage of a run: starting one costs a second."""
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            import os
+
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                             initializer=_die_with_parent, initargs=(os.getpid(),))
+        return self._pool
 
     def imap(self, fn, tasks):
         if self.workers == 1 or len(tasks) <= 1:
             yield from InlineExecutor().imap(fn, tasks)
             return
-        import os
+        pool = self._get_pool()
+        pending = {pool.submit(fn, *args): i for i, args in enumerate(tasks)}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = pending.pop(fut)
+                    yield i, fut.result()
+        finally:
+            for fut in pending:
+                fut.cancel()
 
-        with ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=mp.get_context("spawn"),
-                                 initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
-            pending = {pool.submit(fn, *args): i for i, args in enumerate(tasks)}
-            try:
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        i = pending.pop(fut)
-                        yield i, fut.result()
-            finally:
-                for fut in pending:
-                    fut.cancel()
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
 
 def make_executor(kind: str, workers: int) -> Executor:

@@ -57,20 +57,26 @@ def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None)
 
 def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
                   wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
-    """The shard's in-document L-windows in suffix-array order, and where distinct ones start."""
+    """The shard's in-document L-windows in suffix-array order (wpos), and each one's common
+    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window)."""
     n = len(valid)
     if len(sa) != n or len(lcp) != n or valid.dtype != np.uint8:
         raise ValueError("sa, lcp and valid (uint8) must have the same length")
     wpos = np.empty(n, dtype=wpos_dtype)
-    wnew = np.empty(n, dtype=np.uint8)
+    wl = np.empty(n, dtype=np.uint16)
     if n == 0:
-        return wpos, wnew
-    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), int(L), wpos, _is64(wpos), wnew)
-    return wpos[:m], wnew[:m]
+        return wpos, wl
+    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), int(L), wpos, _is64(wpos), wl)
+    return wpos[:m], wl[:m]
+
+
+def count_runs(wl: np.ndarray, L: int) -> int:
+    """Distinct windows in a stream."""
+    return int(np.count_nonzero(wl < L)) + int(len(wl) > 0 and wl[0] >= L)
 
 
 def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int) -> int:
-    """k-way merge of (tokens, wpos, wnew, run_gid) streams; fills run_gid, returns #groups.
+    """k-way merge of (tokens, wpos, wl, run_gid) streams; fills run_gid, returns #groups.
 
     All token arrays must share one dtype. run_gid (int64, one per distinct window of the
     shard) receives the global group id, or -1 for a window that occurs once in the corpus.
@@ -79,13 +85,19 @@ def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], 
         return 0
     es = token_size(streams[0][0])
     args = []
-    for tokens, wpos, wnew, run_gid in streams:
+    for tokens, wpos, wl, run_gid in streams:
         if token_size(tokens) != es:
             raise TypeError("all shards must use the same token dtype")
-        if run_gid.dtype != np.int64:
-            raise TypeError("run_gid must be int64")
-        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wnew), _buf(run_gid) if run_gid.size else bytearray()))
+        if run_gid.dtype != np.int64 or wl.dtype != np.uint16:
+            raise TypeError("run_gid must be int64 and wl uint16")
+        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray()))
     return _native.merge(args, es, int(L))
+
+
+def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: np.ndarray) -> None:
+    """gid[p] = group id for every window p of a repeated group (gid is left alone elsewhere)."""
+    if len(wpos):
+        _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
 
 
 def _span_buffers(n: int, L: int):

@@ -86,6 +86,14 @@ def _recorded(ws: Workspace, command: str):
         ws.unlock()
 
 
+@contextmanager
+def _closing(ctx: Context):
+    try:
+        yield ctx
+    finally:
+        ctx.executor.close()
+
+
 def _execute(stage, ctx: Context) -> dict[str, Any]:
     """Runs one stage; a failure is recorded on the stage before it reaches the user."""
     try:
@@ -104,8 +112,7 @@ def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workf
         workers: int | None = None) -> dict[str, Any]:
     """Runs every stage the workflow lists, skipping work already done in `workdir`."""
     ws = _open(workdir, workflow, overrides, inputs, output, restart)
-    with _recorded(ws, "run"):
-        ctx = _context(ws, executor, workers)
+    with _recorded(ws, "run"), _closing(_context(ws, executor, workers)) as ctx:
         wf = ctx.wf
         summary: dict[str, Any] = {"ingest": _execute(Ingest(), ctx)}
         _clear_unlisted(ws, wf)
@@ -158,8 +165,7 @@ def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw)
             ws.unlock()
             raise
         ws.configure(wf, None, None)
-    with _recorded(ws, stage.name):
-        ctx = _context(ws, executor, workers)
+    with _recorded(ws, stage.name), _closing(_context(ws, executor, workers)) as ctx:
         _require(ws, stage)
         return _execute(stage(**kw), ctx)
 

@@ -2,12 +2,15 @@
 windows, exactly as one global suffix array would group them.
 
 1. Per shard (parallel): walk the suffix array, keep the windows that lie inside one
-   document, and mark where a new distinct window starts (LCP < L): windows/{wpos,wnew}.npy.
-2. Across shards (native k-way merge): the shards' sorted distinct windows are merged,
-   comparing at most L tokens per pair; a group seen at least twice in the corpus gets a
-   dense id (in lexicographic order), a window seen once gets -1: run_gid.npy per shard.
-3. Per shard (parallel): scatter the ids back to token positions: gid.npy (int32 or int64),
-   gid[p] = group of the window starting at p, or -1.
+   document, and mark where a new distinct window starts (LCP < L): windows/{wpos,wl}.npy.
+   wl[j] is window j's common prefix with window j-1, capped at L: wl < L starts a new one.
+2. Across shards (native k-way merge): the shards' sorted distinct windows are merged; the
+   common prefix of each head with the last emitted group is carried along from wl, so
+   tokens are read only where heads tie on it, at most L per pair. A group seen at least
+   twice in the corpus gets a dense id (in lexicographic order), a window seen once gets -1:
+   run_gid.npy per shard.
+3. Per shard (parallel, native): scatter the ids back to token positions: gid.npy (int32
+   or int64), gid[p] = group of the window starting at p, or -1.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from .base import Context, Stage, chain
 from .build import Build
 from .tokenize import Tokenize
 
-WINDOW_FILES = ("wpos.npy", "wnew.npy")
+WINDOW_FILES = ("wpos.npy", "wl.npy")
 
 
 def valid_windows(offsets: np.ndarray, n: int, L: int) -> np.ndarray:
@@ -47,25 +50,20 @@ def windows_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     sa = load_npy(sdir / "sa.npy")
     lcp = load_npy(sdir / "lcp.npy")
     valid = valid_windows(offsets, n, L)
-    wpos, wnew = native.local_windows(sa, lcp, valid, L, wpos_dtype=sa.dtype)
+    wpos, wl = native.local_windows(sa, lcp, valid, L, wpos_dtype=sa.dtype)
     save_npy(odir / "wpos.npy", wpos)
-    save_npy(odir / "wnew.npy", wnew)
-    return {"windows": len(wpos), "distinct": int(wnew.sum())}
+    save_npy(odir / "wl.npy", wl)
+    return {"windows": len(wpos), "distinct": native.count_runs(wl, L)}
 
 
-def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str) -> dict[str, Any]:
+def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[str, Any]:
     """Task: group id per token position of one shard from its per-distinct-window ids."""
     sdir, odir = Path(shard_dir), Path(out_dir)
     n = int(np.load(sdir / "offsets.npy")[-1])
-    wpos = load_npy(odir / "wpos.npy")
-    wnew = load_npy(odir / "wnew.npy")
-    run_gid = load_npy(odir / "run_gid.npy")
     gid = np.full(n, -1, dtype=gid_dtype)
-    if len(wpos):
-        run_index = np.cumsum(wnew, dtype=np.int64) - 1
-        gid[wpos] = run_gid[run_index]
+    native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L, load_npy(odir / "run_gid.npy"), gid)
     save_npy(odir / "gid.npy", gid)
-    return {"repeated_windows": int((gid >= 0).sum())}
+    return {"repeated_windows": int(np.count_nonzero(gid >= 0))}
 
 
 class Repeats(Stage):
@@ -128,7 +126,7 @@ class Repeats(Stage):
         gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
         with bar("group ids", len(shards), "shards") as b:
             b.advance(len(shards) - len(redo))
-            for i, res in ctx.executor.imap(scatter_shard, [(str(shards[k]), str(outs[k]), gid_dtype) for k in redo]):
+            for i, res in ctx.executor.imap(scatter_shard, [(str(shards[k]), str(outs[k]), gid_dtype, L) for k in redo]):
                 k = redo[i]
                 ws.mark("groups", chain(gkey, k, ws.checksum("merge")), "done", shard=k, artifact=outs[k], files=[outs[k] / "gid.npy"], **res)
                 b.advance()
@@ -147,12 +145,12 @@ class Repeats(Stage):
         for sdir, odir in zip(shards, outs):
             tokens = load_npy(sdir / "tokens.npy")
             wpos = load_npy(odir / "wpos.npy")
-            wnew = load_npy(odir / "wnew.npy")
-            runs = int(np.count_nonzero(wnew))
+            wl = load_npy(odir / "wl.npy")
+            runs = native.count_runs(wl, L)
             tmp = odir / "run_gid.npy.tmp"
             run_gid = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=(runs,)) if runs else \
                 np.zeros(0, np.int64)
-            streams.append((tokens, wpos, wnew, run_gid, tmp))
+            streams.append((tokens, wpos, wl, run_gid, tmp))
         groups = native.merge([s[:4] for s in streams], L)
         for (_, _, _, run_gid, tmp), odir in zip(streams, outs):
             if len(run_gid):

@@ -1,6 +1,7 @@
 """The `sadedup` command: a thin layer over the Python API in sadedup.pipeline / sadedup.inspect."""
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 from pathlib import Path
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from . import inspect as insp
 from . import pipeline
-from .errors import SadedupError
+from .errors import SadedupError, environment_error
 from .progress import console, set_quiet
 
 app = typer.Typer(
@@ -35,11 +36,15 @@ Sets = Annotated[Optional[list[str]], typer.Option(
                         "stages=substring (lists are comma-separated). Repeatable.")]
 Inputs = Annotated[Optional[list[Path]], typer.Option(
     "--input", "-i", help="A .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt file, or a folder of them "
-                          "(read sorted by path). Repeatable; documents are ordered by the order given.")]
+                          "(read sorted by path). Repeatable; documents are ordered by the order given.",
+    readable=False)]  # sadedup checks every file itself and names the one it cannot read
 WorkflowArg = Annotated[Optional[str], typer.Argument(
     help="Workflow: a built-in name (default, c4, fineweb, keep_first) or a path to a .toml file.")]
 Executor = Annotated[str, typer.Option(help="Where per-shard work runs: local (a process pool) or inline.")]
 Workers = Annotated[Optional[int], typer.Option(help="Worker processes (default: run.workers, 0 = every core).")]
+Budget = Annotated[Optional[str], typer.Option(
+    "--memory-budget", "-m", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
+                                  "of this machine's memory). Shard sizes and buffers derive from it.")]
 Restart = Annotated[bool, typer.Option("--restart", help="Forget everything in the work folder and start over.")]
 
 
@@ -49,6 +54,13 @@ def _main(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks o
     global _debug
     _debug = debug
     set_quiet(quiet)
+
+
+def _sets(overrides: list[str] | None, memory_budget: str | None, workers: int | None = None) -> list[str]:
+    """--memory-budget and --workers are shorthands for their workflow keys (shard sizes derive
+    from both, so they must be the values the run records)."""
+    return [*(overrides or []), *([f"run.memory_budget={memory_budget}"] if memory_budget else []),
+            *([f"run.workers={workers}"] if workers is not None else [])]
 
 
 def _sample_paths() -> tuple[list[Path], Path, Path]:
@@ -63,7 +75,7 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
         output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file; its suffix picks the "
                                                        "format (.jsonl, .jsonl.gz, .jsonl.zst, .parquet).")] = None,
         workdir: Annotated[Optional[Path], typer.Option("--workdir", "-w", help="Work folder.")] = None,
-        set: Sets = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None):
+        set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None):
     """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
 
     Work already done in the work folder is skipped, so rerunning after a crash resumes.
@@ -78,8 +90,8 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
         inputs = input
     if output is None or workdir is None:
         raise SadedupError("pass --output PATH and --workdir DIR with --input")
-    summary = pipeline.run(inputs, output, workdir, workflow, set, restart=restart, executor=executor,
-                           workers=workers)
+    summary = pipeline.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers), restart=restart,
+                           executor=executor)
     _print_summary(workdir, summary)
 
 
@@ -99,58 +111,58 @@ def _print_summary(workdir: Path, summary: dict) -> None:
 
 
 @app.command()
-def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir = ..., set: Sets = None,
+def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir = ..., set: Sets = None, memory_budget: Budget = None,
            restart: Restart = False):
     """Read the inputs into the work folder: one `documents` row per valid input row, the rest in
     `input_errors` with file, row and reason."""
-    print_detail(pipeline.ingest(input or [], workdir, workflow, set, restart))
+    print_detail(pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget), restart))
 
 
 @app.command()
-def exact(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+def exact(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Drop exact duplicate documents: same text after NFC and whitespace folding (lower-casing with
     --set exact.lowercase=true); one per group is kept by exact.keep (first, longest, shortest, column:NAME)."""
-    print_detail(pipeline.exact(workdir, set, executor, workers))
+    print_detail(pipeline.exact(workdir, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
-def minhash(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+def minhash(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Drop near-duplicate documents: MinHash signatures of word 5-grams, LSH bands (14 x 8), verified
     pairs joined into clusters, one kept per cluster by minhash.keep."""
-    print_detail(pipeline.minhash(workdir, set, executor, workers))
+    print_detail(pipeline.minhash(workdir, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
-def tokenize(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Tokenize the surviving documents and cut them into shards of whole documents."""
-    print_detail(pipeline.tokenize(workdir, set, executor, workers))
+    print_detail(pipeline.tokenize(workdir, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
-def build(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Build each shard's suffix array and LCP array (.npy); finished shards are kept on rerun."""
-    print_detail(pipeline.build(workdir, set, executor, workers))
+    print_detail(pipeline.build(workdir, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
-def repeats(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+def repeats(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Merge the shards' suffix arrays into groups of equal L-token windows across the corpus."""
-    print_detail(pipeline.repeats(workdir, set, executor, workers))
+    print_detail(pipeline.repeats(workdir, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
-def remove(workdir: WorkdirArg, set: Sets = None, executor: Executor = "local", workers: Workers = None):
+def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Apply the keep rule (first / none) and the drop rule; record spans and decisions."""
-    print_detail(pipeline.remove(workdir, set, executor, workers))
+    print_detail(pipeline.remove(workdir, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
 def export(workdir: WorkdirArg,
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
                                                           "run's --output).")] = None,
-           set: Sets = None):
+           set: Sets = None, memory_budget: Budget = None):
     """Write the kept documents in input order and format, with the removed passages cut out."""
-    print_detail(pipeline.export(workdir, output, set))
+    print_detail(pipeline.export(workdir, output, _sets(set, memory_budget)))
 
 
 @app.command()
@@ -228,29 +240,63 @@ def print_detail(detail: dict) -> None:
     console.print(", ".join(f"{k}={v}" for k, v in detail.items()))
 
 
+def _click_errors() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
+    """(usage errors, aborts, no-args-is-help) of click, and of the copy of click typer carries."""
+    found: dict[str, list[type]] = {"ClickException": [], "Abort": [], "NoArgsIsHelpError": []}
+    for name in ("typer._click.exceptions", "typer.exceptions", "click.exceptions"):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        for kind, types in found.items():
+            t = getattr(mod, kind, None)
+            if isinstance(t, type) and t not in types:
+                types.append(t)
+    return tuple(found["ClickException"]), tuple(found["Abort"]), tuple(found["NoArgsIsHelpError"])
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _fail(message: str, code: int, exc: BaseException | None = None) -> None:
+    if _debug and exc is not None:
+        traceback.print_exception(exc)
+    print(f"sadedup: error: {_one_line(message)}", file=sys.stderr)
+    sys.exit(code)
+
+
 def main() -> None:
+    """Exit 0 on success; on any failure a non-zero exit and one line on stderr (a traceback
+    only with --debug)."""
     try:
         app(standalone_mode=False)
     except SadedupError as e:
-        print(f"sadedup: error: {e}", file=sys.stderr)
-        sys.exit(2)
+        _fail(str(e), 2, e if e.__cause__ is not None else None)
     except KeyboardInterrupt:
         print("sadedup: interrupted; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as e:  # click usage errors and the unexpected
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
+    except Exception as e:  # click usage errors, the disk, and the unexpected
+        usage, abort, noargs = _click_errors()
+        if noargs and isinstance(e, noargs):
+            sys.exit(2)  # the help was printed
+        if isinstance(e, usage):
+            command = getattr(getattr(e, "ctx", None), "command_path", None) or "sadedup"
+            _fail(f"{e.format_message()} (see `{_one_line(command)} --help`)", getattr(e, "exit_code", 2) or 2)
+        if isinstance(e, abort):
+            print("sadedup: aborted", file=sys.stderr)
             sys.exit(1)
+        err = environment_error(e)
+        if err is not None:
+            _fail(str(err), 2, e)
         if _debug:
             traceback.print_exc()
-        print(f"sadedup: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)",
-              file=sys.stderr)
+        orig = getattr(e, "orig", None)  # SQLAlchemy's errors carry the SQL over several lines
+        what = f"{type(orig).__name__}: {orig}" if isinstance(orig, Exception) else f"{type(e).__name__}: {e}"
+        print(f"sadedup: internal error: {_one_line(what)} (rerun with --debug for the traceback)", file=sys.stderr)
         sys.exit(1)
 
 

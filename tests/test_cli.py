@@ -167,3 +167,27 @@ def test_run_level_errors(cli, tmp_path):
     assert p.returncode != 0 and "inside the work folder" in p.stderr
     p = cli("status", tmp_path / "nowhere", check=False)
     assert p.returncode != 0 and "not a sadedup work folder" in p.stderr
+
+
+def test_status_names_a_failed_stage_and_its_reason(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", docs_fixture(10))
+    w = tmp_path / "w"
+    cli("ingest", "--input", inp, "--workdir", w, *SUBSTRING)
+    for stage in ("tokenize", "build", "repeats", "remove"):
+        cli(stage, w)
+    p = cli("export", w, "--output", tmp_path / "missing" / "out.jsonl", check=False)
+    assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1
+    st = cli("status", w).stdout
+    assert "export" in st and "failed" in st and "does not exist" in st
+    assert "pending: export" in st
+
+
+def test_memory_budget_sets_the_shard_size(cli, tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", docs_fixture(30))
+    cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *SUBSTRING,
+        "--memory-budget", "100KB", "--workers", "1")
+    detail = json.loads(db_rows(tmp_path / "w", "SELECT detail FROM stages WHERE stage = 'tokenize' AND shard = -1")[0][0])
+    assert detail["shard_tokens"] == 100_000 // 14 and detail["shards"] > 1
+    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2", *SUBSTRING,
+            "--memory-budget", "lots", check=False)
+    assert p.returncode != 0 and "run.memory_budget: 'lots' is not a size" in p.stderr

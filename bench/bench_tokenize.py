@@ -1,0 +1,116 @@
+"""Tokenization throughput: sadedup's tokenize stage against the tokenizer library's own batch
+encoding of the same text (issue 4: the stage may add at most 20%).
+
+    python bench/bench_tokenize.py --size 32MB --repeat 3 [--write]
+
+For each tokenizer kind (a byte-level BPE trained with `tokenizers`, a unigram model trained
+with sentencepiece; both trained here on a sample of the corpus, nothing downloaded):
+
+- library: the texts already in memory as Python strings, encoded in batches of the same
+  size the stage uses, with the library's fastest batch call (tokenizers.encode_batch_fast,
+  sentencepiece.encode(..., num_threads)) and the ids taken out of each result;
+- sadedup: the `tokenize` stage on an ingested work folder: read the texts from the
+  memory-mapped store, encode, and write the token shards (.npy) with their checksums.
+
+Both use every core (the libraries' own threads). Medians of --repeat runs are reported.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import corpora  # noqa: E402
+
+from sadedup import pipeline  # noqa: E402
+from sadedup.stages.base import Context  # noqa: E402
+from sadedup.stages.tokenize import BATCH_BYTES, Tokenize  # noqa: E402
+from sadedup.store import TextStore  # noqa: E402
+from sadedup.executor import InlineExecutor  # noqa: E402
+from sadedup.tokenizers import train  # noqa: E402
+
+
+def library_seconds(tok, texts: list[str], sizes: list[int]) -> float:
+    """The library's own batch encoding of the same texts, in the stage's batches."""
+    t0 = time.perf_counter()
+    i = 0
+    while i < len(texts):
+        j, acc = i, 0
+        while j < len(texts) and (j == i or acc + sizes[j] <= BATCH_BYTES):
+            acc += sizes[j]
+            j += 1
+        batch = texts[i:j]
+        if hasattr(tok, "encode_batch_fast"):
+            ids = [e.ids for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
+        else:
+            ids = tok.encode(batch, out_type=int, num_threads=0)
+        assert len(ids) == len(batch)
+        i = j
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", default="32MB", type=corpora.parse_size)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--write", action="store_true", help="append the table to bench/RESULTS.md")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="sadedup-tokbench-"))
+    try:
+        inp = tmp / "corpus.jsonl"
+        corpora.write_jsonl(inp, corpora.generate(args.size, "web", seed=3))
+        rows = []
+        for spec in ("train:bpe:32000", "train:unigram:32000"):
+            work = tmp / spec.replace(":", "_")
+            pipeline.ingest([inp], work, overrides=["stages=substring", f"substring.tokenizer={spec}",
+                                                    "substring.tokenizer_sample=8MB"])
+            ws = pipeline.Workspace(work)
+            ctx = Context(ws, InlineExecutor())
+            stage = Tokenize()
+            stage.run(ctx)  # trains the model once; the timed runs below reuse it
+            tok = stage.tokenizer(ctx)
+            store = TextStore(work)
+            ids = range(len(store.offsets) - 1)
+            texts = store.texts(ids)
+            sizes = [len(t.encode()) for t in texts]
+            mb = sum(sizes) / 1e6
+            lib_tok = getattr(tok, "tok", None) or tok.sp
+            lib, ours = [], []
+            for _ in range(args.repeat):
+                lib.append(library_seconds(lib_tok, texts, sizes))
+                shutil.rmtree(stage.folder(ctx))
+                with ws.engine.begin() as c:
+                    c.exec_driver_sql("DELETE FROM stages WHERE stage = 'tokenize'")
+                t0 = time.perf_counter()
+                stage.run(ctx)
+                ours.append(time.perf_counter() - t0)
+            lm, om = statistics.median(lib), statistics.median(ours)
+            rows.append((spec, mb, lm, om))
+            print(json.dumps({"tokenizer": spec, "MB": round(mb, 1), "library_s": round(lm, 3),
+                              "sadedup_s": round(om, 3), "library_MBps": round(mb / lm, 2),
+                              "sadedup_MBps": round(mb / om, 2), "overhead": f"{om / lm - 1:+.1%}"}))
+        table = ["| tokenizer | text (MB) | library batch encode (s, MB/s) | sadedup tokenize stage (s, MB/s) | "
+                 "stage overhead |", "|---|---:|---:|---:|---:|"]
+        for spec, mb, lm, om in rows:
+            table.append(f"| {spec} | {mb:.1f} | {lm:.2f} ({mb / lm:.1f}) | {om:.2f} ({mb / om:.1f}) | "
+                         f"{om / lm - 1:+.1%} |")
+        print("\n".join(table))
+        if args.write:
+            with open(HERE / "RESULTS.md", "a") as f:
+                f.write(f"\n## Tokenization throughput (issue 4)\n\n`python bench/bench_tokenize.py --size "
+                        f"{args.size // 10**6}MB --repeat {args.repeat} --write` (medians; target: the stage adds at "
+                        f"most 20% to the library's own batch encoding)\n\n" + "\n".join(table) + "\n")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 from .config import load_workflow  # noqa: E402
 from .errors import ConfigError, SadedupError  # noqa: E402
 from .inspect import explain, sql, status  # noqa: E402
-from .pipeline import build, export, ingest, remove, repeats, run, tokenize  # noqa: E402
+from .pipeline import build, exact, export, ingest, minhash, remove, repeats, run, tokenize  # noqa: E402
 
-__all__ = ["run", "ingest", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain",
+__all__ = ["run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain",
            "load_workflow", "SadedupError", "ConfigError"]

@@ -183,11 +183,14 @@ def test_status_names_a_failed_stage_and_its_reason(cli, tmp_path):
 
 
 def test_memory_budget_sets_the_shard_size(cli, tmp_path):
-    inp = write_jsonl(tmp_path / "in.jsonl", docs_fixture(30))
+    inp = write_jsonl(tmp_path / "in.jsonl", docs_fixture(30) * 400)
     cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *SUBSTRING,
-        "--memory-budget", "100KB", "--workers", "1")
+        "--memory-budget", f"{(128 << 20) + (16 << 20)}B", "--workers", "1")
     detail = json.loads(db_rows(tmp_path / "w", "SELECT detail FROM stages WHERE stage = 'tokenize' AND shard = -1")[0][0])
-    assert detail["shard_tokens"] == 100_000 // 14 and detail["shards"] > 1
+    assert detail["shard_tokens"] == (16 << 20) // 14 and detail["shards"] > 1
     p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2", *SUBSTRING,
             "--memory-budget", "lots", check=False)
     assert p.returncode != 0 and "run.memory_budget: 'lots' is not a size" in p.stderr
+    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2", *SUBSTRING,
+            "--memory-budget", "100MB", "--workers", "2", check=False)
+    assert p.returncode != 0 and "run.memory_budget=100MB is too small" in p.stderr

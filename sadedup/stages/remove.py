@@ -25,14 +25,13 @@ from ..tokenizers import char_spans
 from ..workspace import load_npy
 from .base import Context, Stage, chain
 from .repeats import Repeats
+from .sizing import usable_budget
 from .tokenize import Tokenize
 
-# above this many groups the per-group state lives in a file, not in anonymous memory
-IN_MEMORY_GROUPS = 32 << 20
-
-
-def _group_state(path: Path, groups: int) -> np.ndarray:
-    if groups <= IN_MEMORY_GROUPS:
+def _group_state(path: Path, groups: int, budget: int) -> np.ndarray:
+    """int64 per repeated group, -1 to start; in a file when it would take over a quarter
+    of the usable memory budget (it is read in document order, so the page cache copes)."""
+    if groups * 8 <= budget // 4:
         return np.full(groups, -1, dtype=np.int64)
     arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.int64, shape=(groups,))
     arr[:] = -1
@@ -60,6 +59,7 @@ class Remove(Stage):
         outs = Repeats().out_dirs(ctx)
         groups = ws.stage_detail("repeats")["groups"]
         scratch = Repeats().folder(ctx) / "group_state.npy"
+        budget = usable_budget(wf)
 
         offsets = [np.load(s / "offsets.npy") for s in shards]
         doc_ids = [np.load(s / "docs.npy") for s in shards]
@@ -73,9 +73,10 @@ class Remove(Stage):
 
         per_shard = []
         if keep == "first":
-            src = _group_state(scratch, groups)
+            src = _group_state(scratch, groups, budget)
         else:
-            first, second = _group_state(scratch, groups), _group_state(scratch.with_name("group_state2.npy"), groups)
+            first = _group_state(scratch, groups, budget // 2)
+            second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
             for k, o in enumerate(outs):
                 native.first_two(load_npy(o / "gid.npy"), int(bases[k]), first, second)
         with bar("remove", len(shards), "shards") as b:

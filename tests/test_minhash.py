@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from nearcopies import Writer, evaluate, jaccard, planted_corpus, shingles, write_jsonl
 
 import sadedup.stages.minhash as mstage
-from sadedup import minhash as mh
+from sadedup import lsh as mh
 from sadedup import native, pipeline
 from sadedup.config import MinhashConfig
 from sadedup.errors import ConfigError

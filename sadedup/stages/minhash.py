@@ -1,4 +1,4 @@
-"""MinHash: near-duplicate documents, one kept per cluster (the math: sadedup/minhash.py).
+"""MinHash: near-duplicate documents, one kept per cluster (the math: sadedup/lsh.py).
 
 1. Signatures, per chunk of documents (a task on the executor; chunks are resumable): the
    native kernel shingles the normalized text and takes num_perm minima in one pass. Per
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from .. import minhash as mh
+from .. import lsh as mh
 from .. import native
 from ..config import MinhashConfig
 from ..keep import candidate_documents, keep_rank, record_clusters, records_intact, rule_values

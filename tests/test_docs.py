@@ -1,0 +1,31 @@
+"""The README is the manual: every command it does not show is a command nobody finds."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import typer.main
+
+from sadedup.cli import app
+from sadedup.db import metadata
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def test_readme_starts_with_the_two_setup_commands():
+    block = re.search(r"```bash\n(.*?)```", README, re.S).group(1).strip().splitlines()
+    assert block == ["pip install . && sadedup run", "pip install -e '.[test]' && python -m pytest"]
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    assert block[1] in ci
+
+
+def test_readme_shows_every_command():
+    names = [c.name for c in typer.main.get_command(app).commands.values()]
+    assert len(names) >= 12
+    missing = [n for n in names if not re.search(rf"sadedup {n}\b", README)]
+    assert not missing, f"README never shows: {missing}"
+
+
+def test_readme_describes_every_table():
+    missing = [t for t in metadata.tables if f"`{t}`" not in README]
+    assert not missing, f"README never describes: {missing}"

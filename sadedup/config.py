@@ -30,6 +30,9 @@ def _check(cond: bool, key: str, msg: str) -> None:
 class InputConfig:
     text_field: str = "text"
     id_field: str = "id"
+    # a numeric input field: the substring stage visits documents by it, highest first (ties
+    # and missing values by input order), so the copy kept is the one of highest priority
+    priority: str = ""
 
     def validate(self) -> None:
         _check(bool(self.text_field), "input.text_field", "must not be empty")

@@ -131,3 +131,31 @@ def test_keep_none_source_is_first_or_next(tmp_path):
     check_against_reference(tmp_path, docs, 20, "none", 1.0)
     spans = spans_by_doc(tmp_path / "work")
     assert spans[0][0][2] == 1 and spans[1][0][2] == 0 and spans[2][0][2] == 0
+
+
+def test_priority_column_orders_the_visit(tmp_path):
+    """With input.priority the copy kept is the one of highest priority (ties by input order)."""
+    import json
+
+    rng = random.Random(23)
+    docs = planted_corpus(rng, 40, 200)
+    prio = [rng.choice([None, 1, 2, 3, 2.5]) for _ in docs]
+    inp = tmp_path / "in.jsonl"
+    with open(inp, "w", encoding="utf-8") as f:
+        for i, (d, p) in enumerate(zip(docs, prio)):
+            row = {"id": f"d{i}", "text": d, "meta": {"n": i}}
+            if p is not None:
+                row["q"] = p
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    pipeline.run([inp], tmp_path / "out.jsonl", tmp_path / "work",
+                 overrides=["stages=substring", "substring.min_length=8", "input.priority=q",
+                            "substring.shard_tokens=700"], executor="inline")
+    order = sorted(range(len(docs)), key=lambda i: (-(prio[i] if prio[i] is not None else float("-inf")), i))
+    ref = reference([docs[i].encode() for i in order], 8, "first", 0.8)
+    got = spans_by_doc(tmp_path / "work")
+    for rank, (spans, removed, dropped) in enumerate(ref):
+        d = order[rank]
+        assert [s[:4] for s in got.get(d, [])] == [(a, b, order[sd], sp) for a, b, sd, sp in spans], f"doc {d}"
+    # a planted copy kept in a higher-priority document makes the lower one the duplicate
+    assert any(prio[s[2]] is not None and (prio[d] is None or prio[s[2]] > prio[d])
+               for d, ss in got.items() for s in ss)

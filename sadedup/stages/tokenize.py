@@ -43,7 +43,8 @@ class Tokenize(Stage):
             what = wf.substring.tokenizer_sample
         else:
             what = ""
-        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, shard_tokens(wf))
+        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, shard_tokens(wf),
+                     wf.input.priority)
 
     def folder(self, ctx: Context) -> Path:
         spec = ctx.wf.substring.tokenizer
@@ -102,7 +103,7 @@ class Tokenize(Stage):
         ws.mark(self.name, key, "running", artifact=folder)
         size = shard_tokens(wf)
         store = TextStore(ws.root)
-        doc_ids = substring_candidates(ws)
+        doc_ids = self.visiting_order(ctx)
         folder.mkdir(parents=True, exist_ok=True)
 
         # finished shards are kept (a corrupt one is rebuilt from its own documents);
@@ -166,6 +167,19 @@ class Tokenize(Stage):
         say(f"tokenize: {len(doc_ids)} documents, {detail['tokens']} tokens ({tok.spec}) in {len(names)} shard(s) "
             f"of up to {size} tokens" + (f" ({reused} reused)" if reused else ""))
         return detail
+
+    @staticmethod
+    def visiting_order(ctx: Context) -> np.ndarray:
+        """The substring stage's documents in the order it visits them: input order, or by
+        input.priority (highest first, ties and documents without a number by input order)."""
+        doc_ids = substring_candidates(ctx.ws)
+        name = ctx.wf.input.priority
+        if not name:
+            return doc_ids
+        from ..keep import column_values
+
+        values, _ = column_values(ctx.ws, name, ctx.wf.input.text_field, ctx.wf.input.id_field)
+        return doc_ids[np.lexsort((doc_ids, -values[doc_ids]))]
 
     def _shards_whole(self, ctx: Context, key: str, folder: Path) -> bool:
         """Every shard of a finished stage still matches its checksum."""

@@ -36,10 +36,12 @@ static int is_dropped(int64_t removed, int64_t ntok, double drop_fraction) {
     return ntok > 0 && (double)removed / (double)ntok > drop_fraction;
 }
 
-int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
-                        double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
-                        int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
-                        int64_t *sp_end, int64_t *sp_src) {
+/* One pass in document order; `second` NULL means keep="first" (src is then the first
+ * surviving sighting of each group, updated as we go), else keep="none" (src = first). */
+static int64_t select_pass(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
+                           double drop_fraction, int64_t base, int64_t *src, const int64_t *second,
+                           int64_t *scratch, int64_t *removed, uint8_t *dropped, int64_t *sp_doc,
+                           int64_t *sp_start, int64_t *sp_end, int64_t *sp_src) {
     spans_t s = {0};
     s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
     for (int64_t d = 0; d < ndocs; d++) {
@@ -49,7 +51,9 @@ int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, in
         for (int64_t p = a; p + L <= b; p++) {
             int64_t g = idx_at(gid, p, gid64);
             if (g < 0) continue;
-            if (src[g] >= 0) {
+            if (second) {
+                span_add(&s, p, L, src[g] == base + p ? second[g] : src[g], d, a);
+            } else if (src[g] >= 0) {
                 span_add(&s, p, L, src[g], d, a);
             } else {
                 /* First sight in text that survives so far; undone if this document drops. */
@@ -66,6 +70,14 @@ int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, in
     return s.nsp;
 }
 
+int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
+                        double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
+                        int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
+                        int64_t *sp_end, int64_t *sp_src) {
+    return select_pass(gid, gid64, doc_start, ndocs, L, drop_fraction, base, src, NULL, scratch, removed, dropped,
+                       sp_doc, sp_start, sp_end, sp_src);
+}
+
 void sd_first_two(const void *gid, int gid64, int64_t n, int64_t base, int64_t *first, int64_t *second) {
     for (int64_t p = 0; p < n; p++) {
         int64_t g = idx_at(gid, p, gid64);
@@ -79,20 +91,7 @@ int64_t sd_select_none(const void *gid, int gid64, const int64_t *doc_start, int
                        double drop_fraction, int64_t base, const int64_t *first, const int64_t *second,
                        int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
                        int64_t *sp_end, int64_t *sp_src) {
-    spans_t s = {0};
-    s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
-    for (int64_t d = 0; d < ndocs; d++) {
-        int64_t a = doc_start[d], b = doc_start[d + 1];
-        s.removed = 0;
-        for (int64_t p = a; p + L <= b; p++) {
-            int64_t g = idx_at(gid, p, gid64);
-            if (g < 0) continue;
-            int64_t srcp = first[g] == base + p ? second[g] : first[g];
-            span_add(&s, p, L, srcp, d, a);
-        }
-        span_close(&s, d, a);
-        removed[d] = s.removed;
-        dropped[d] = (uint8_t)is_dropped(s.removed, b - a, drop_fraction);
-    }
-    return s.nsp;
+    /* nothing is written to `first` in this mode: no first sightings are recorded */
+    return select_pass(gid, gid64, doc_start, ndocs, L, drop_fraction, base, (int64_t *)first, second, NULL,
+                       removed, dropped, sp_doc, sp_start, sp_end, sp_src);
 }

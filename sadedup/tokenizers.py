@@ -35,7 +35,6 @@ from .errors import ConfigError
 
 class Tokenizer(Protocol):
     spec: str
-    slug: str
     vocab_size: int
 
     @property
@@ -111,7 +110,7 @@ def _file_digest(path: Path) -> str:
 
 
 class ByteTokenizer:
-    spec = slug = "bytes"
+    spec = "bytes"
     vocab_size = 256
     dtype = np.dtype(np.uint8)
 
@@ -163,7 +162,21 @@ class ByteTokenizer:
         return (starts[a] - starts[base]).astype(np.int64), (starts[b] - starts[base]).astype(np.int64)
 
 
-class HFTokenizer:
+class _ModelFile:
+    """A tokenizer loaded from a model file: ids sized by its vocabulary, keyed by its bytes."""
+
+    path: Path
+    vocab_size: int
+
+    @property
+    def dtype(self) -> np.dtype:
+        return id_dtype(self.vocab_size)
+
+    def fingerprint(self) -> str:
+        return _file_digest(self.path)
+
+
+class HFTokenizer(_ModelFile):
     def __init__(self, path: Path, spec: str | None = None) -> None:
         from tokenizers import Tokenizer as HF
 
@@ -174,14 +187,6 @@ class HFTokenizer:
             raise ConfigError(f"substring.tokenizer: cannot load Hugging Face tokenizer {path}: {e}") from None
         self.spec = spec or f"hf:{path}"
         self.vocab_size = self.tok.get_vocab_size(with_added_tokens=True)
-        self.slug = f"hf-{self.path.stem}-{self.vocab_size}"
-
-    @property
-    def dtype(self) -> np.dtype:
-        return id_dtype(self.vocab_size)
-
-    def fingerprint(self) -> str:
-        return _file_digest(self.path)
 
     def encode(self, texts: list[str]) -> list[np.ndarray]:
         encs = self.tok.encode_batch_fast(texts, add_special_tokens=False) \
@@ -196,7 +201,7 @@ class HFTokenizer:
         return out
 
 
-class SPTokenizer:
+class SPTokenizer(_ModelFile):
     def __init__(self, path: Path, spec: str | None = None, threads: int = 1) -> None:
         import sentencepiece as spm
 
@@ -207,15 +212,7 @@ class SPTokenizer:
             raise ConfigError(f"substring.tokenizer: cannot load sentencepiece model {path}: {e}") from None
         self.spec = spec or f"sp:{path}"
         self.vocab_size = self.sp.get_piece_size()
-        self.slug = f"sp-{self.path.stem}-{self.vocab_size}"
         self.threads = threads
-
-    @property
-    def dtype(self) -> np.dtype:
-        return id_dtype(self.vocab_size)
-
-    def fingerprint(self) -> str:
-        return _file_digest(self.path)
 
     def encode(self, texts: list[str]) -> list[np.ndarray]:
         ids = self.sp.encode(texts, out_type=int, num_threads=self.threads)

@@ -106,17 +106,26 @@ def test_corrupt_artifacts_rebuild_just_them(cli, corpus, tmp_path):
     assert [k for k in mt if after[k] != mt[k]] == [2]
 
 
-def test_random_kills(corpus, tmp_path):
+@pytest.mark.parametrize("all_stages", [False, True])
+def test_random_kills(corpus, tmp_path, all_stages):
     """SIGKILL at random moments until a run completes: the result is still the reference."""
     inp, ref, ref_dump = corpus
+    args = ARGS
+    if all_stages:  # exact, minhash and substring, many shards
+        args = ARGS[2:]
+        ref = tmp_path / "ref.jsonl"
+        subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", inp, "--output", ref, "--workdir",
+                        tmp_path / "refwork", *args], check=True, capture_output=True)
+        ref_dump = dump(tmp_path / "refwork")
+        assert db_rows(tmp_path / "refwork", "SELECT count(*) FROM documents WHERE reason = 'exact_duplicate'")[0][0]
     out, work = tmp_path / "out.jsonl", tmp_path / "work"
-    rng = random.Random(3)
+    rng = random.Random(3 + all_stages)
     cmd = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(inp), "--output", str(out), "--workdir",
-           str(work), *ARGS]
+           str(work), *args]
     for attempt in range(30):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            proc.wait(timeout=rng.uniform(0.3, 2.5))
+            proc.wait(timeout=rng.uniform(0.3, 2.5) + 0.4 * attempt)  # later attempts live longer
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

@@ -271,7 +271,7 @@ def main() -> None:
     """Exit 0 on success; on any failure a non-zero exit and one line on stderr (a traceback
     only with --debug)."""
     try:
-        app(standalone_mode=False)
+        app(standalone_mode=False, prog_name="sadedup")
     except SadedupError as e:
         _fail(str(e), 2, e if e.__cause__ is not None else None)
     except KeyboardInterrupt:

@@ -1,6 +1,8 @@
 """The Python API: every CLI command is one of these functions, with the same options."""
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,7 +11,7 @@ from typing import Any
 from . import __version__, db
 
 from .config import Workflow, apply_overrides, load_workflow
-from .errors import SadedupError
+from .errors import SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
 from .stages.base import Context
@@ -30,6 +32,29 @@ DOCUMENT_STAGES = {"exact": Exact, "minhash": MinHash}
 SUBSTRING_STAGES = (Tokenize, Build, Repeats, Remove)
 
 
+def _plain_errors(fn):
+    """A full disk or a file the system refuses becomes a one-line SadedupError naming the file."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except SadedupError:
+            raise
+        except Exception as e:
+            try:
+                workdir = sig.bind(*args, **kw).arguments.get("workdir")
+            except TypeError:
+                workdir = None
+            err = environment_error(e, workdir)
+            if err is None:
+                raise
+            raise err from e
+
+    return wrapper
+
+
 def _context(ws: Workspace, executor: str, workers: int | None) -> Context:
     wf = ws.workflow
     return Context(ws, make_executor(executor, workers or wf.run.n_workers))
@@ -40,9 +65,9 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     wf = load_workflow(workflow, overrides)
     shard_tokens(wf)  # a shard size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
-    files = None
+    files = unsupported = None
     if inputs:
-        files, _ = expand_inputs(list(inputs))
+        files, unsupported = expand_inputs(list(inputs))
     if output is not None and Path(output).resolve().is_relative_to(Path(workdir).resolve()):
         raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
     ws = Workspace(workdir, create=True)
@@ -50,7 +75,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     try:
         if files is None and ws.read_state() is None:
             raise SadedupError("no input given: pass --input PATH (a file or a folder)")
-        ws.configure(wf, files, output, restart=restart)
+        ws.configure(wf, files, output, restart=restart, unsupported=unsupported)
     except BaseException:
         ws.unlock()
         raise
@@ -107,6 +132,7 @@ def _execute(stage, ctx: Context) -> dict[str, Any]:
         raise
 
 
+@_plain_errors
 def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workflow: str | None = None,
         overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
         workers: int | None = None) -> dict[str, Any]:
@@ -147,6 +173,7 @@ def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:
                 c.exec_driver_sql("DELETE FROM clusters WHERE method = ?", (method,))
 
 
+@_plain_errors
 def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None = None,
            overrides: list[str] | None = None, restart: bool = False) -> dict[str, Any]:
     """Reads the inputs into the work folder: documents, input_errors, texts."""
@@ -188,36 +215,43 @@ def _require(ws: Workspace, stage) -> None:
                 raise SadedupError(f"stage {stage.name} needs {before} first: run `{how}`")
 
 
+@_plain_errors
 def exact(workdir, overrides=None, executor="local", workers=None):
     """Drops exact duplicate documents (normalized-text hash), one kept per group."""
     return _stage(Exact, workdir, overrides, executor, workers)
 
 
+@_plain_errors
 def minhash(workdir, overrides=None, executor="local", workers=None):
     """Drops near-duplicate documents (MinHash-LSH clusters), one kept per cluster."""
     return _stage(MinHash, workdir, overrides, executor, workers)
 
 
+@_plain_errors
 def tokenize(workdir, overrides=None, executor="local", workers=None):
     """Tokenizes the documents that survived the document stages and cuts them into shards."""
     return _stage(Tokenize, workdir, overrides, executor, workers)
 
 
+@_plain_errors
 def build(workdir, overrides=None, executor="local", workers=None):
     """Builds each shard's suffix and LCP arrays (resumes: finished shards are kept)."""
     return _stage(Build, workdir, overrides, executor, workers)
 
 
+@_plain_errors
 def repeats(workdir, overrides=None, executor="local", workers=None):
     """Groups equal L-token windows across all shards."""
     return _stage(Repeats, workdir, overrides, executor, workers)
 
 
+@_plain_errors
 def remove(workdir, overrides=None, executor="local", workers=None):
     """Applies the keep rule and the drop rule; writes spans and decisions to the database."""
     return _stage(Remove, workdir, overrides, executor, workers)
 
 
+@_plain_errors
 def export(workdir, output=None, overrides=None):
     """Writes the kept documents, cut, in the input's format."""
     return _stage(Export, workdir, overrides, "inline", 1, output=output)

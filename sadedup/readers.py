@@ -4,6 +4,19 @@ Rows are read one line (or one Parquet batch) at a time: the corpus is never hel
 Each row comes out as a Record that either carries a text or says, in one line, why it is
 not a document; the caller puts those in `input_errors`. Row numbers are 1-based lines of the
 file (JSONL: blank lines are counted but skipped) or rows (Parquet).
+
+What is a row error and what stops the run:
+
+- row errors (a Record with `error`): invalid JSON (a raw control character such as NUL
+  included), a row that is not an object, invalid UTF-8, a missing or non-string text field
+  (null in Parquet too), an unpaired surrogate; a compressed file that is cut short or
+  damaged gives one error row, numbered after its last whole row, and its earlier rows stand;
+- valid: empty or whitespace-only text, escaped NULs, any id (duplicates, objects), CRLF line
+  ends, a UTF-8 byte-order mark at the start of a line (the file's, or a file glued to it);
+- run errors (SadedupError, naming the file): a file that cannot be opened or read (permission,
+  a failing disk), a Parquet file that is unreadable or has no text column, an input folder
+  that cannot be listed. Entries of an input folder that are not read (unknown type, a link
+  to a folder, a broken link) are returned by expand_inputs for `input_errors`.
 """
 from __future__ import annotations
 
@@ -17,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
@@ -68,9 +82,10 @@ def detect(path: Path) -> InputFile | None:
 def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[str, str]]]:
     """Files in the order given, a folder's files sorted by path.
 
-    Returns the readable inputs and, for files inside folders that are no known format,
-    (path, reason) pairs for `input_errors`. A named path that is missing or of an unknown
-    format stops the run.
+    Returns the readable inputs and, for entries inside folders that are not read (no known
+    format, a link to a folder, a broken link, not a regular file), (absolute path, reason)
+    pairs for `input_errors`: nothing in a folder is skipped silently. A named path that is
+    missing or of an unknown format, and any file or folder that cannot be read, stop the run.
     """
     files: list[InputFile] = []
     skipped: list[tuple[str, str]] = []
@@ -78,13 +93,15 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
         raise SadedupError("no input given: pass --input PATH (a file or a folder)")
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file())
+            found, odd = _walk(p)
             for f in found:
                 inp = detect(f)
                 if inp is None:
-                    skipped.append((str(f), f"unsupported file type {''.join(f.suffixes) or '(none)'} in folder {p}"))
+                    skipped.append((os.path.abspath(f), f"unsupported file type {''.join(f.suffixes) or '(none)'}: "
+                                                        f"not read (use .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt)"))
                 else:
                     files.append(inp)
+            skipped.extend(odd)
         elif p.is_file():
             inp = detect(p)
             if inp is None:
@@ -92,12 +109,42 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
             files.append(inp)
         elif p.exists():
             raise SadedupError(f"input {p}: not a regular file or folder")
+        elif p.is_symlink():
+            raise SadedupError(f"input {p}: a broken link (its target does not exist)")
         else:
             raise SadedupError(f"input {p}: no such file or folder")
     for f in files:
         if not os.access(f.path, os.R_OK):
-            raise SadedupError(f"input {f.path}: permission denied")
+            raise SadedupError(f"input {f.path}: permission denied (cannot read the file)")
+    skipped.sort()
     return files, skipped
+
+
+def _walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Every regular file under `folder` (links to files followed), sorted by path; and the
+    entries that are not read, with why. An unreadable folder stops the run."""
+    found: list[Path] = []
+    odd: list[tuple[str, str]] = []
+
+    def fail(e: OSError) -> None:
+        raise SadedupError(f"input folder {e.filename}: {e.strerror or e} (cannot list it)")
+
+    for root, dirs, names in os.walk(folder, onerror=fail):
+        top = Path(root)
+        for d in list(dirs):
+            if (top / d).is_symlink():
+                dirs.remove(d)
+                odd.append((os.path.abspath(top / d), "a link to a folder: not followed "
+                                                      "(give the folder as its own --input)"))
+        for n in names:
+            f = top / n
+            if f.is_file():
+                found.append(f)
+            elif f.is_symlink() and not f.exists():
+                odd.append((os.path.abspath(f), "a broken link: not read"))
+            else:
+                odd.append((os.path.abspath(f), "not a regular file: not read"))
+    return sorted(found), odd
 
 
 class _Counting(io.RawIOBase):
@@ -120,13 +167,58 @@ class _Counting(io.RawIOBase):
         super().close()
 
 
+class _ZstdRaw(io.RawIOBase):
+    """Zstandard frames, one after another, decompressed as a raw stream.
+
+    Unlike zstandard's stream_reader, a file that ends inside a frame is an error (EOFError),
+    not a quiet end of data. Input is fed in small pieces, so a highly compressible frame
+    never expands into more than a few hundred megabytes at once.
+    """
+
+    CHUNK = 1 << 13
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+        self.dctx = zstandard.ZstdDecompressor()
+        self.obj = None
+        self.pending = b""
+        self.out = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while not len(self.out):
+            data, self.pending = self.pending or self.f.read(self.CHUNK), b""
+            if not data:
+                if self.obj is not None and not self.obj.eof:
+                    raise EOFError("Compressed file ended before the end-of-frame marker was reached")
+                return 0
+            if self.obj is None or self.obj.eof:
+                self.obj = self.dctx.decompressobj()
+            self.out = memoryview(self.obj.decompress(data))
+            if self.obj.eof:
+                self.pending = self.obj.unused_data
+        n = min(len(b), len(self.out))
+        b[:n] = self.out[:n]
+        self.out = self.out[n:]
+        return n
+
+    def close(self) -> None:
+        self.f.close()
+        super().close()
+
+
 def _open_binary(inp: InputFile, on_read) -> BinaryIO:
-    raw = io.BufferedReader(_Counting(open(inp.path, "rb"), on_read), 1 << 20)
+    try:
+        f = open(inp.path, "rb")
+    except OSError as e:
+        raise SadedupError(f"input {inp.path}: {e.strerror or e} (cannot open the file)") from None
+    raw = io.BufferedReader(_Counting(f, on_read), 1 << 20)
     if inp.compression == "gzip":
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if inp.compression == "zstd":
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-        return io.BufferedReader(reader, 1 << 20)
+        return io.BufferedReader(_ZstdRaw(raw), 1 << 20)
     return raw
 
 
@@ -140,13 +232,15 @@ def parse_json_row(line: bytes, source: str, row: int, text_field: str, id_field
     try:
         obj = json.loads(s)
     except json.JSONDecodeError as e:
-        rec.error = f"invalid JSON: {e.msg} at column {e.colno}"
+        # json's messages name a position themselves ("Invalid control character at")
+        msg = e.msg[: -len(" at")] if e.msg.endswith(" at") else e.msg
+        rec.error = f"invalid JSON: {msg} at column {e.colno}"
         return rec
     except RecursionError:
         rec.error = "invalid JSON: nested too deeply"
         return rec
     if not isinstance(obj, dict):
-        rec.error = f"not a JSON object but {type(obj).__name__}"
+        rec.error = f"not a JSON object but {'null' if obj is None else type(obj).__name__}"
         return rec
     rec.obj = obj
     return _with_text(rec, obj, text_field, id_field)
@@ -181,48 +275,70 @@ def _surrogate_at(text: str) -> int | None:
 def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read) -> Iterator[Record]:
     source = inp.name
     row = 0
+    f = _open_binary(inp, on_read)
     try:
-        with _open_binary(inp, on_read) as f:
+        with f:
             for line in f:
                 row += 1
-                if row == 1 and line.startswith(BOM):
+                if line.startswith(BOM):  # the file's first line, or a file concatenated to another
                     line = line[len(BOM):]
                 line = line.rstrip(b"\r\n")
                 if not line.strip():
                     continue
                 yield parse_json_row(line, source, row, text_field, id_field)
-    except (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError, OSError) as e:
-        # A damaged tail: the rows before it stand, the rest cannot be read; say so in the database.
-        yield Record(source, row + 1, error=f"file is truncated or corrupt after row {row}: {e}")
+    except EOFError:
+        # A cut-off tail: the rows before it stand, the rest cannot be read; say so in the database.
+        yield Record(source, row + 1, error=f"file is truncated after row {row}: the compressed data ends early, "
+                                            f"so the rest of the file cannot be read")
+    except (gzip.BadGzipFile, zlib.error, zstandard.ZstdError) as e:
+        yield Record(source, row + 1, error=f"file is corrupt after row {row} ({e}): "
+                                            f"the rest of the file cannot be read")
+    except OSError as e:  # the disk, not the data: a rerun may read it
+        raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
+
+
+def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
+    """A Parquet input, checked to be readable and to have the text column."""
+    try:
+        pf = pq.ParquetFile(path)
+    except PermissionError as e:
+        raise SadedupError(f"input {path}: {e.strerror or e} (cannot open the file)") from None
+    except Exception as e:  # pyarrow raises several types for a bad file
+        raise SadedupError(f"input {path}: not a readable Parquet file ({e})") from None
+    names = pf.schema_arrow.names
+    if text_field not in names:
+        raise SadedupError(f"input {path}: no column {text_field!r} (columns: {', '.join(names)}); "
+                           f"set input.text_field")
+    return pf
 
 
 def _parquet_records(inp: InputFile, text_field: str, id_field: str, on_read) -> Iterator[Record]:
     source = inp.name
-    try:
-        pf = pq.ParquetFile(inp.path)
-    except Exception as e:  # pyarrow raises several types for a bad file
-        raise SadedupError(f"input {inp.path}: not a readable Parquet file ({e})") from None
-    names = pf.schema_arrow.names
-    if text_field not in names:
-        raise SadedupError(f"input {inp.path}: no column {text_field!r} (columns: {', '.join(names)}); "
-                           f"set input.text_field")
+    pf = open_parquet(inp.path, text_field)
     row = 0
     size = os.path.getsize(inp.path)
     per_group = size // max(pf.num_row_groups, 1)
-    for g in range(pf.num_row_groups):
-        for batch in pf.iter_batches(batch_size=8192, row_groups=[g]):
-            for obj in batch.to_pylist():
-                row += 1
-                yield _with_text(Record(source, row, obj=obj), obj, text_field, id_field)
-        on_read(per_group)
+    try:
+        for g in range(pf.num_row_groups):
+            for batch in pf.iter_batches(batch_size=8192, row_groups=[g]):
+                for obj in batch.to_pylist():
+                    row += 1
+                    yield _with_text(Record(source, row, obj=obj), obj, text_field, id_field)
+            on_read(per_group)
+    except (pa.ArrowException, OSError) as e:
+        yield Record(source, row + 1, error=f"file is corrupt after row {row} ({e}): "
+                                            f"the rest of the file cannot be read")
 
 
-def _txt_record(inp: InputFile, on_read) -> Iterator[Record]:
-    data = inp.path.read_bytes()
+def _txt_record(inp: InputFile, text_field: str, id_field: str, on_read) -> Iterator[Record]:
+    try:
+        data = inp.path.read_bytes()
+    except OSError as e:
+        raise SadedupError(f"input {inp.path}: {e.strerror or e} (cannot read the file)") from None
     on_read(len(data))
     if data.startswith(BOM):
         data = data[len(BOM):]
-    rec = Record(inp.name, 1, ext_id=inp.path.name)
+    rec = Record(inp.name, 1, ext_id=inp.path.name, obj={id_field: inp.path.name})
     try:
         rec.text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -236,7 +352,7 @@ def read_records(inp: InputFile, text_field: str, id_field: str, on_read=lambda 
         return _jsonl_records(inp, text_field, id_field, on_read)
     if inp.format == "parquet":
         return _parquet_records(inp, text_field, id_field, on_read)
-    return _txt_record(inp, on_read)
+    return _txt_record(inp, text_field, id_field, on_read)
 
 
 def json_ext_id(value: Any) -> Any:

@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from . import __version__, db
 from .config import Workflow, workflow_from_dict
-from .errors import SadedupError
+from .errors import SadedupError, note_path
 from .readers import InputFile, detect
 
 STATE = "state.json"
@@ -42,8 +42,11 @@ def digest(obj: Any) -> str:
 def save_npy(path: Path, arr: np.ndarray) -> None:
     """np.save under a temporary name, renamed into place when complete."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.save(f, arr)
+    try:
+        with open(tmp, "wb") as f:
+            np.save(f, arr)
+    except OSError as e:  # a full disk: say which file
+        raise note_path(e, tmp)
     os.replace(tmp, path)
 
 
@@ -108,25 +111,40 @@ class Workspace:
 
     def write_state(self, state: dict) -> None:
         tmp = self.state_path.with_name(STATE + ".tmp")
-        tmp.write_text(json.dumps(state, indent=2, sort_keys=True))
+        try:
+            tmp.write_text(json.dumps(state, indent=2, sort_keys=True))
+        except OSError as e:
+            raise note_path(e, tmp)
         os.replace(tmp, self.state_path)
 
     def configure(self, workflow: Workflow, inputs: list[InputFile] | None, output: str | None,
-                  restart: bool = False) -> None:
-        """Records what this run works on; refuses inputs that changed under finished work."""
+                  restart: bool = False, unsupported: list[tuple[str, str]] | None = None) -> None:
+        """Records what this run works on; refuses inputs that changed under finished work.
+
+        `unsupported`: (path, reason) of the entries of input folders that are not read; ingest
+        records them in `input_errors`, so they are part of what the inputs are."""
         old = self.read_state()
         if restart:
             self.reset()
             old = None
         described = [describe_input(f) for f in inputs] if inputs is not None else None
+        ignored = [[str(p), why] for p, why in unsupported or []] if inputs is not None else None
         if old is not None and described is not None and old.get("inputs") not in (None, described):
             raise SadedupError(f"inputs changed since work folder {self.root} was made "
                                f"({_what_changed(old['inputs'], described)}); rerun with --restart to start over")
+        if old is not None and ignored is not None and old.get("inputs") is not None:
+            was = {p for p, _ in old.get("unsupported") or []}
+            now = {p for p, _ in ignored}
+            if was != now:
+                what = f"{min(now - was)} is new" if now - was else f"{min(was - now)} is gone"
+                raise SadedupError(f"inputs changed since work folder {self.root} was made ({what}); "
+                                   f"rerun with --restart to start over")
         state = old or {}
         state["version"] = __version__
         state["workflow"] = workflow.to_dict()
         if described is not None:
             state["inputs"] = described
+            state["unsupported"] = ignored
         if output is not None:
             state["output"] = str(output)
         self.write_state(state)

@@ -1,21 +1,45 @@
 """Output in the input's format: JSONL (plain, .gz, .zst) or Parquet, written atomically.
 
 Kept rows whose text is unchanged are written as the very bytes they were read as (JSONL)
-or the same values (Parquet); only the text field of cut rows changes.
+or the same values (Parquet); only the text field of cut rows changes. Everything goes to
+`<output>.partial` first and is renamed into place by close(); a failed write (a full disk)
+names that file, and abort() removes it.
 """
 from __future__ import annotations
 
+import base64
+import datetime as _dt
+import decimal
 import gzip
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
-from .errors import SadedupError
+from .errors import SadedupError, note_path
 from .readers import Record, detect
+
+
+def _json_value(v: Any) -> Any:
+    """Parquet values JSON has no type for: dates and times as ISO text, decimals as numbers,
+    bytes as text (UTF-8, else base64)."""
+    if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
+        return v.isoformat()
+    if isinstance(v, _dt.timedelta):
+        return v.total_seconds()
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        b = bytes(v)
+        try:
+            return b.decode("utf-8")
+        except UnicodeDecodeError:
+            return base64.b64encode(b).decode("ascii")
+    raise TypeError(f"{type(v).__name__} has no JSON form")
 
 
 class Writer:
@@ -32,7 +56,13 @@ class Writer:
         os.replace(self.tmp, self.path)
 
     def abort(self) -> None:
+        """Cleanup after a failure: never raises, removes the partial file."""
         self.tmp.unlink(missing_ok=True)
+
+    def _row(self, rec: Record, text: str | None) -> dict:
+        obj = dict(rec.obj) if rec.obj is not None else {"id": rec.ext_id}
+        obj[self.text_field] = rec.text if text is None else text
+        return obj
 
 
 class JsonlWriter(Writer):
@@ -53,24 +83,31 @@ class JsonlWriter(Writer):
         if text is None and rec.raw is not None:
             line = rec.raw
         else:
-            obj = dict(rec.obj) if rec.obj is not None else {"id": rec.ext_id}
-            obj[self.text_field] = rec.text if text is None else text
-            line = json.dumps(obj, ensure_ascii=False).encode("utf-8")
-        self.f.write(line)
-        self.f.write(b"\n")
+            line = json.dumps(self._row(rec, text), ensure_ascii=False, default=_json_value).encode("utf-8")
+        try:
+            self.f.write(line)
+            self.f.write(b"\n")
+        except OSError as e:
+            raise note_path(e, self.tmp)
         self.rows += 1
 
     def close(self) -> None:
-        self.f.close()
-        if self._raw is not None:
-            self._raw.close()
+        try:
+            self.f.close()
+            if self._raw is not None:
+                self._raw.close()
+        except OSError as e:
+            raise note_path(e, self.tmp)
         super().close()
 
     def abort(self) -> None:
-        try:
-            self.f.close()
-        finally:
-            super().abort()
+        for f in (self.f, self._raw):
+            try:
+                if f is not None:
+                    f.close()
+            except Exception:
+                pass  # a full disk fails the final flush too; the file goes anyway
+        super().abort()
 
 
 class ParquetWriter(Writer):
@@ -83,9 +120,7 @@ class ParquetWriter(Writer):
         self.w: pq.ParquetWriter | None = None
 
     def write(self, rec: Record, text: str | None) -> None:
-        obj = dict(rec.obj) if rec.obj is not None else {"id": rec.ext_id}
-        obj[self.text_field] = rec.text if text is None else text
-        self.buf.append(obj)
+        self.buf.append(self._row(rec, text))
         self.rows += 1
         if len(self.buf) >= self.BATCH:
             self._flush()
@@ -97,23 +132,32 @@ class ParquetWriter(Writer):
             table = pa.Table.from_pylist(self.buf, schema=self.schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise SadedupError(f"output {self.path}: rows do not fit one Parquet schema ({e})") from None
-        if self.w is None:
-            self.schema = table.schema
-            self.w = pq.ParquetWriter(self.tmp, table.schema)
-        self.w.write_table(table)
+        try:
+            if self.w is None:
+                self.schema = table.schema
+                self.w = pq.ParquetWriter(self.tmp, table.schema)
+            self.w.write_table(table)
+        except OSError as e:
+            raise note_path(e, self.tmp)
         self.buf = []
 
     def close(self) -> None:
         self._flush()
-        if self.w is None:
-            schema = self.schema or pa.schema([("id", pa.string()), (self.text_field, pa.string())])
-            self.w = pq.ParquetWriter(self.tmp, schema)
-        self.w.close()
+        try:
+            if self.w is None:
+                schema = self.schema or pa.schema([("id", pa.string()), (self.text_field, pa.string())])
+                self.w = pq.ParquetWriter(self.tmp, schema)
+            self.w.close()
+        except OSError as e:
+            raise note_path(e, self.tmp)
         super().close()
 
     def abort(self) -> None:
-        if self.w is not None:
-            self.w.close()
+        try:
+            if self.w is not None:
+                self.w.close()
+        except Exception:
+            pass
         super().abort()
 
 
@@ -124,6 +168,8 @@ def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = 
         raise SadedupError(f"output {path}: name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet")
     if not Path(path).parent.exists():
         raise SadedupError(f"output {path}: folder {Path(path).parent} does not exist")
+    if Path(path).is_dir():
+        raise SadedupError(f"output {path}: is a folder; name a file")
     if kind.format == "parquet":
         return ParquetWriter(path, text_field, parquet_schema)
     return JsonlWriter(path, text_field, kind.compression)

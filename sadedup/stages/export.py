@@ -17,6 +17,7 @@ from ..db import DB_NAME
 from ..errors import SadedupError
 from ..progress import bar, say
 from ..readers import expand_inputs, read_records
+from ..workspace import describe_input
 from ..writers import open_writer
 from .base import Context, Stage, chain
 from .docs import document_stages_key
@@ -59,7 +60,12 @@ class Export(Stage):
         if out.resolve().is_relative_to(ws.root.resolve()):
             raise SadedupError(f"output {out} is inside the work folder {ws.root}; write it elsewhere")
         ws.mark(self.name, key, "running")
-        inputs, _ = expand_inputs([d["path"] for d in ws.read_state()["inputs"]])
+        recorded = ws.read_state()["inputs"]
+        inputs, _ = expand_inputs([d["path"] for d in recorded])
+        for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row
+            if describe_input(inp) != was:
+                raise SadedupError(f"input {inp.path} changed since it was ingested (size or modification time); "
+                                   f"rerun with --restart to start over")
         schema = None
         if inputs and all(f.format == "parquet" for f in inputs):
             schema = pq.ParquetFile(inputs[0].path).schema_arrow

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import db, faults
 from ..progress import bar, say
-from ..readers import expand_inputs, json_ext_id, read_records
+from ..errors import note_path
+from ..readers import expand_inputs, json_ext_id, open_parquet, read_records
 from ..workspace import save_npy
 from .base import Context, Stage, chain
 from .sizing import max_document_tokens
@@ -39,41 +40,49 @@ class Ingest(Stage):
         tmp = ws.root / "ingest.partial"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        inputs, skipped = expand_inputs([d["path"] for d in ws.read_state()["inputs"]])
+        state = ws.read_state()
+        inputs, _ = expand_inputs([d["path"] for d in state["inputs"]])
+        skipped = [tuple(x) for x in state.get("unsupported") or []]
         limit = max_document_tokens(wf)
         text_field, id_field = wf.input.text_field, wf.input.id_field
+        for inp in inputs:  # a Parquet file without the text column stops the run before any work
+            if inp.format == "parquet":
+                open_parquet(inp.path, text_field)
         total = sum(f.path.stat().st_size for f in inputs)
         n_docs = 0
         pos = 0
         offsets = [np.zeros(1, dtype=np.int64)]
         chunk: list[int] = []
-        with ws.engine.begin() as conn, open(tmp / "texts.bin", "wb", buffering=1 << 22) as texts, \
-                bar("ingest", total, "bytes") as b:
-            # a fresh ingest replaces every document and error row
-            for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors):
-                conn.execute(t.delete())
-            doc_rows: list[tuple] = []
-            err_rows: list[tuple] = [(src, None, why) for src, why in skipped]
-            for inp in inputs:
-                for rec in read_records(inp, text_field, id_field, b.advance):
-                    if rec.error is None:
-                        data = rec.text.encode("utf-8")
-                        if len(data) > limit:
-                            rec.error = (f"document of {len(data)} bytes is over the {limit}-token limit that "
-                                         f"run.memory_budget allows; raise the budget to keep it")
-                    faults.point("ingest.row")
-                    if rec.error is not None:
-                        err_rows.append((rec.source, rec.row, rec.error))
-                        continue
-                    texts.write(data)
-                    pos += len(data)
-                    chunk.append(pos)
-                    doc_rows.append((n_docs, rec.source, rec.row, json_ext_id(rec.ext_id), len(rec.text),
-                                     len(data), "kept"))
-                    n_docs += 1
-                    if len(doc_rows) >= 50_000:
-                        self._flush(conn, doc_rows, err_rows, offsets, chunk)
-            self._flush(conn, doc_rows, err_rows, offsets, chunk)
+        try:
+            with ws.engine.begin() as conn, open(tmp / "texts.bin", "wb", buffering=1 << 22) as texts, \
+                    bar("ingest", total, "bytes") as b:
+                # a fresh ingest replaces every document and error row
+                for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors):
+                    conn.execute(t.delete())
+                doc_rows: list[tuple] = []
+                err_rows: list[tuple] = [(src, None, why) for src, why in skipped]
+                for inp in inputs:
+                    for rec in read_records(inp, text_field, id_field, b.advance):
+                        if rec.error is None:
+                            data = rec.text.encode("utf-8")
+                            if len(data) > limit:
+                                rec.error = (f"document of {len(data)} bytes is over the {limit}-token limit that "
+                                             f"run.memory_budget allows; raise the budget to keep it")
+                        faults.point("ingest.row")
+                        if rec.error is not None:
+                            err_rows.append((rec.source, rec.row, rec.error))
+                            continue
+                        texts.write(data)
+                        pos += len(data)
+                        chunk.append(pos)
+                        doc_rows.append((n_docs, rec.source, rec.row, json_ext_id(rec.ext_id), len(rec.text),
+                                         len(data), "kept"))
+                        n_docs += 1
+                        if len(doc_rows) >= 50_000:
+                            self._flush(conn, doc_rows, err_rows, offsets, chunk)
+                self._flush(conn, doc_rows, err_rows, offsets, chunk)
+        except OSError as e:  # the database's failures are not OSErrors: this is texts.bin
+            raise note_path(e, tmp / "texts.bin")
         save_npy(tmp / "offsets.npy", np.concatenate(offsets))
         shutil.rmtree(out, ignore_errors=True)
         os.replace(tmp, out)

@@ -27,6 +27,7 @@ from .stages.sizing import shard_tokens
 from .stages.tokenize import Tokenize
 from .tokenizers import check_spec
 from .workspace import Workspace
+from .writers import check_output
 
 DOCUMENT_STAGES = {"exact": Exact, "minhash": MinHash}
 SUBSTRING_STAGES = (Tokenize, Build, Repeats, Remove)
@@ -70,6 +71,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         files, unsupported = expand_inputs(list(inputs))
     if output is not None and Path(output).resolve().is_relative_to(Path(workdir).resolve()):
         raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
+    if output is not None:
+        check_output(output, list(inputs or []))
     ws = Workspace(workdir, create=True)
     ws.lock()
     try:

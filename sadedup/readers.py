@@ -113,9 +113,15 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
             raise SadedupError(f"input {p}: a broken link (its target does not exist)")
         else:
             raise SadedupError(f"input {p}: no such file or folder")
+    seen: dict[Path, Path] = {}
     for f in files:
         if not os.access(f.path, os.R_OK):
             raise SadedupError(f"input {f.path}: permission denied (cannot read the file)")
+        real = f.path.resolve()
+        if real in seen:  # its rows would be documents twice, under the same file and row
+            also = "" if seen[real] == f.path else f" (also as {seen[real]})"
+            raise SadedupError(f"input {f.path} is given twice{also}; give each file once")
+        seen[real] = f.path
     skipped.sort()
     return files, skipped
 
@@ -309,6 +315,13 @@ def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
     if text_field not in names:
         raise SadedupError(f"input {path}: no column {text_field!r} (columns: {', '.join(names)}); "
                            f"set input.text_field")
+    typ = pf.schema_arrow.field(text_field).type
+    value = typ.value_type if pa.types.is_dictionary(typ) else typ
+    is_view = getattr(pa.types, "is_string_view", lambda t: False)
+    if not (pa.types.is_string(value) or pa.types.is_large_string(value) or is_view(value)
+            or pa.types.is_null(value)):
+        # every row would be an error: the wrong column, not bad rows
+        raise SadedupError(f"input {path}: column {text_field!r} holds {typ}, not text; set input.text_field")
     return pf
 
 

@@ -129,11 +129,14 @@ class Workspace:
             old = None
         described = [describe_input(f) for f in inputs] if inputs is not None else None
         ignored = [[str(p), why] for p, why in unsupported or []] if inputs is not None else None
-        if old is not None and described is not None and old.get("inputs") not in (None, described):
+        # inputs may change only while nothing was read from them (a run stopped by a bad input)
+        ingest = self.stage_row("ingest")
+        read = old if old is not None and ingest is not None and ingest.status == "done" else None
+        if read is not None and described is not None and read.get("inputs") not in (None, described):
             raise SadedupError(f"inputs changed since work folder {self.root} was made "
-                               f"({_what_changed(old['inputs'], described)}); rerun with --restart to start over")
-        if old is not None and ignored is not None and old.get("inputs") is not None:
-            was = {p for p, _ in old.get("unsupported") or []}
+                               f"({_what_changed(read['inputs'], described)}); rerun with --restart to start over")
+        if read is not None and ignored is not None and read.get("inputs") is not None:
+            was = {p for p, _ in read.get("unsupported") or []}
             now = {p for p, _ in ignored}
             if was != now:
                 what = f"{min(now - was)} is new" if now - was else f"{min(was - now)} is gone"

@@ -161,15 +161,29 @@ class ParquetWriter(Writer):
         super().abort()
 
 
-def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = None) -> Writer:
-    """A writer for the output path's format, named by its suffix."""
-    kind = detect(Path(path))
+def check_output(path: str | Path, inputs: list[str | Path] = ()) -> None:
+    """Refuses, before any work, an output sadedup cannot write or must not: an unknown format,
+    a missing folder, a folder, one of the inputs, a file inside an input folder."""
+    path = Path(path)
+    kind = detect(path)
     if kind is None or kind.format == "txt":
         raise SadedupError(f"output {path}: name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet")
-    if not Path(path).parent.exists():
-        raise SadedupError(f"output {path}: folder {Path(path).parent} does not exist")
-    if Path(path).is_dir():
+    if not path.parent.is_dir():
+        raise SadedupError(f"output {path}: folder {path.parent} does not exist")
+    if path.is_dir():
         raise SadedupError(f"output {path}: is a folder; name a file")
+    real = path.resolve()
+    for i in map(Path, inputs):
+        if real == i.resolve():
+            raise SadedupError(f"output {path} is one of the inputs; write it elsewhere")
+        if i.is_dir() and real.is_relative_to(i.resolve()):
+            raise SadedupError(f"output {path} is inside the input folder {i}; write it elsewhere")
+
+
+def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = None) -> Writer:
+    """A writer for the output path's format, named by its suffix."""
+    check_output(path)
+    kind = detect(Path(path))
     if kind.format == "parquet":
         return ParquetWriter(path, text_field, parquet_schema)
     return JsonlWriter(path, text_field, kind.compression)

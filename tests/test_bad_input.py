@@ -367,6 +367,21 @@ def test_missing_path(cli, tmp_path):
     assert_one_line(p, f"input {link}: a broken link (its target does not exist)")
 
 
+def test_same_file_given_twice(cli, tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    inp = write_lines(d / "in.jsonl", [line(1, "text")])
+    p = run(cli, tmp_path, inp, inp, check=False)
+    assert_one_line(p, f"input {inp} is given twice; give each file once")
+    p = run(cli, tmp_path, d, inp, check=False)
+    assert_one_line(p, f"input {inp} is given twice; give each file once")
+    link = tmp_path / "alias.jsonl"
+    link.symlink_to(inp)
+    p = run(cli, tmp_path, inp, link, check=False)
+    assert_one_line(p, f"input {link} is given twice (also as {inp}); give each file once")
+    assert not (tmp_path / "w").exists()
+
+
 def test_folder_of_mixed_formats(cli, tmp_path):
     t = texts(8, 14)
     d = tmp_path / "corpus"
@@ -432,6 +447,24 @@ def test_parquet_without_text_column(cli, tmp_path):
     assert_accounted(tmp_path / "w", jsonl_rows(first) + [(src(inp), 1), (src(inp), 2)])
     assert_output(tmp_path / "w", tmp_path / "out.jsonl", [json.dumps({"id": i + 1, "body": x}).encode()
                                                            for i, x in enumerate(t)])
+
+
+def test_parquet_text_column_that_is_not_text(cli, tmp_path):
+    inp = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"text": [1, 2], "body": ["one", "two"]}), inp)
+    p = run(cli, tmp_path, inp, out="out.parquet", check=False)
+    assert_one_line(p, f"input {inp.resolve()}: column 'text' holds int64, not text; set input.text_field")
+    raw = tmp_path / "raw.parquet"
+    pq.write_table(pa.table({"text": [b"one", b"two"]}), raw)
+    # other inputs in the same work folder need no --restart: nothing was read from the first
+    p = run(cli, tmp_path, raw, out="out.parquet", check=False)
+    assert_one_line(p, f"input {raw.resolve()}: column 'text' holds binary, not text; set input.text_field")
+    # dictionary-encoded text is text
+    enc = tmp_path / "enc.parquet"
+    pq.write_table(pa.table({"text": pa.array(["one", "two", "one"]).dictionary_encode()}), enc)
+    cli("run", "--input", enc, "--output", tmp_path / "o.parquet", "--workdir", tmp_path / "w2", *FAST,
+        "--set", "stages=substring")
+    assert pq.read_table(tmp_path / "o.parquet").column("text").to_pylist() == ["one", "two", "one"]
 
 
 def test_parquet_null_text_values(cli, tmp_path):
@@ -711,6 +744,27 @@ def test_output_inside_the_work_folder(cli, tmp_path):
         assert_one_line(p, f"output {tmp_path / 'w' / out} is inside the work folder {tmp_path / 'w'}; "
                            f"write it elsewhere")
         assert not (tmp_path / "w").exists()
+
+
+def test_output_path_refused_before_any_work(cli, tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    inp = write_lines(d / "in.jsonl", [line(1, "text")])
+    (tmp_path / "afolder.jsonl").mkdir()
+    for out, message in (
+            (tmp_path / "out.csv", "name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet"),
+            (tmp_path / "out.txt", "name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet"),
+            (tmp_path / "nofolder" / "out.jsonl", f"folder {tmp_path / 'nofolder'} does not exist"),
+            (tmp_path / "afolder.jsonl", "is a folder; name a file")):
+        p = cli("run", "--input", inp, "--output", out, "--workdir", tmp_path / "w", check=False)
+        assert_one_line(p, f"output {out}: {message}")
+        assert not (tmp_path / "w").exists()
+    # overwriting the corpus, or writing where the next run would read it as input
+    p = cli("run", "--input", inp, "--output", inp, "--workdir", tmp_path / "w", check=False)
+    assert_one_line(p, f"output {inp} is one of the inputs; write it elsewhere")
+    p = cli("run", "--input", d, "--output", d / "out.jsonl", "--workdir", tmp_path / "w", check=False)
+    assert_one_line(p, f"output {d / 'out.jsonl'} is inside the input folder {d}; write it elsewhere")
+    assert not (tmp_path / "w").exists() and inp.read_bytes() == line(1, "text") + b"\n"
 
 
 def test_usage_errors_are_one_line(cli, tmp_path):

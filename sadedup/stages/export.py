@@ -18,7 +18,7 @@ from ..errors import SadedupError
 from ..progress import bar, say
 from ..readers import expand_inputs, read_records
 from ..workspace import describe_input
-from ..writers import open_writer
+from ..writers import check_output, open_writer
 from .base import Context, Stage, chain
 from .docs import document_stages_key
 
@@ -66,6 +66,7 @@ class Export(Stage):
             if describe_input(inp) != was:
                 raise SadedupError(f"input {inp.path} changed since it was ingested (size or modification time); "
                                    f"rerun with --restart to start over")
+        check_output(out, [d["path"] for d in recorded])
         schema = None
         if inputs and all(f.format == "parquet" for f in inputs):
             schema = pq.ParquetFile(inputs[0].path).schema_arrow

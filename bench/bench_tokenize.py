@@ -38,7 +38,7 @@ from sadedup.executor import InlineExecutor  # noqa: E402
 from sadedup.tokenizers import train  # noqa: E402
 
 
-def library_seconds(tok, texts: list[str], sizes: list[int]) -> float:
+def library_seconds(tok, texts: list[str], sizes: list[int], threads: int) -> float:
     """The library's own batch encoding of the same texts, in the stage's batches."""
     t0 = time.perf_counter()
     i = 0
@@ -51,7 +51,7 @@ def library_seconds(tok, texts: list[str], sizes: list[int]) -> float:
         if hasattr(tok, "encode_batch_fast"):
             ids = [e.ids for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
         else:
-            ids = tok.encode(batch, out_type=int, num_threads=0)
+            ids = tok.encode(batch, out_type=int, num_threads=threads)
         assert len(ids) == len(batch)
         i = j
     return time.perf_counter() - t0
@@ -85,7 +85,7 @@ def main() -> None:
             lib_tok = getattr(tok, "tok", None) or tok.sp
             lib, ours = [], []
             for _ in range(args.repeat):
-                lib.append(library_seconds(lib_tok, texts, sizes))
+                lib.append(library_seconds(lib_tok, texts, sizes, getattr(tok, "threads", 0)))
                 shutil.rmtree(stage.folder(ctx))
                 with ws.engine.begin() as c:
                     c.exec_driver_sql("DELETE FROM stages WHERE stage = 'tokenize'")

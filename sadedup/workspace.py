@@ -50,6 +50,21 @@ def save_npy(path: Path, arr: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
+def writable_npy(path: Path, dtype, shape) -> np.ndarray:
+    """A new .npy file mapped for writing, its blocks reserved first: writing through a map
+    onto a full disk is a SIGBUS that kills the process without a word, while a failed
+    reservation is an ordinary ENOSPC that names the file."""
+    arr = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+    try:
+        with open(path, "r+b") as f:
+            os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
+    except OSError as e:
+        del arr
+        Path(path).unlink(missing_ok=True)
+        raise note_path(e, path)
+    return arr
+
+
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
     """Memory-mapped where the file has data (numpy cannot map an empty file)."""
     arr = np.load(path, mmap_mode=None if not mmap else "r")

@@ -715,11 +715,7 @@ def small_filesystem(tmp_path):
 
 @pytest.mark.parametrize("size, where", [
     ("900k", "sadedup.db"),
-    pytest.param("600k", "minhash/", marks=pytest.mark.xfail(
-        reason="known bug: minhash, repeats and remove write .npy files through writable memory maps "
-               "(np.lib.format.open_memmap mode w+) of sparse files; when the disk fills, storing into a "
-               "page that cannot be allocated kills sadedup with SIGBUS, with no message. Allocating the file "
-               "(os.posix_fallocate) before mapping it turns that into ENOSPC")),
+    ("600k", "minhash/"),  # memory-mapped artifacts: their blocks are reserved before mapping
 ])
 def test_full_filesystem_then_rerun_resumes(full_disk_corpus, small_filesystem, tmp_path, size, where):
     """A real full disk (ENOSPC, which SQLite reports as SQLITE_FULL): one line naming the file;

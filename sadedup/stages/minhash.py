@@ -36,7 +36,7 @@ from ..config import MinhashConfig
 from ..keep import candidate_documents, keep_rank, record_clusters, records_intact, rule_values
 from ..normalize import prepare
 from ..progress import bar, say
-from ..workspace import load_npy, save_npy
+from ..workspace import load_npy, save_npy, writable_npy
 from .base import Context, Stage, chain
 from .exact import Exact, open_texts, text_chunks
 
@@ -60,7 +60,7 @@ def _chunk_task(root: str, folder: str, k: int, i: int, j: int, cfg: dict) -> di
     out = Path(folder) / f"chunk_{k:05d}"
     out.mkdir(exist_ok=True)
     tmp = out / "sig.npy.tmp"
-    sig = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(j - i, conf.num_perm))
+    sig = writable_npy(tmp, np.uint32, (j - i, conf.num_perm))
     _, nsh = mh.signatures(docs, p, out=sig)
     save_npy(out / "nsh.npy", nsh)
     save_npy(out / "bands.npy", mh.band_hashes(sig, conf.bands, conf.rows))
@@ -218,7 +218,7 @@ class MinHash(Stage):
         np.cumsum(cap, out=offs[1:])
         size = int(offs[-1])
         if size * 8 > SETS_IN_MEMORY:
-            H = np.lib.format.open_memmap(folder / "sets.npy", mode="w+", dtype=np.uint64, shape=(size,))
+            H = writable_npy(folder / "sets.npy", np.uint64, (size,))
         else:
             H = np.empty(size, dtype=np.uint64)
         counts = np.zeros(len(nodes), dtype=np.int64)

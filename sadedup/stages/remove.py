@@ -22,7 +22,7 @@ from .. import db, faults, native
 from ..progress import bar, say
 from ..store import TextStore
 from ..tokenizers import char_spans
-from ..workspace import load_npy
+from ..workspace import load_npy, writable_npy
 from .base import Context, Stage, chain
 from .repeats import Repeats
 from .sizing import usable_budget
@@ -33,7 +33,7 @@ def _group_state(path: Path, groups: int, budget: int) -> np.ndarray:
     of the usable memory budget (it is read in document order, so the page cache copes)."""
     if groups * 8 <= budget // 4:
         return np.full(groups, -1, dtype=np.int64)
-    arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.int64, shape=(groups,))
+    arr = writable_npy(path, np.int64, (groups,))
     arr[:] = -1
     return arr
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import faults, native
 from ..progress import bar, say
-from ..workspace import load_npy, save_npy
+from ..workspace import load_npy, save_npy, writable_npy
 from .base import Context, Stage, chain
 from .build import Build
 from .tokenize import Tokenize
@@ -148,7 +148,7 @@ class Repeats(Stage):
             wl = load_npy(odir / "wl.npy")
             runs = native.count_runs(wl, L)
             tmp = odir / "run_gid.npy.tmp"
-            run_gid = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=(runs,)) if runs else \
+            run_gid = writable_npy(tmp, np.int64, (runs,)) if runs else \
                 np.zeros(0, np.int64)
             streams.append((tokens, wpos, wl, run_gid, tmp))
         groups = native.merge([s[:4] for s in streams], L)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -190,23 +191,39 @@ class Tokenize(Stage):
     @staticmethod
     def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray, start: int,
                  batch_bytes: int | None = BATCH_BYTES) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """(first index, concatenated tokens, tokens per document) for batches of documents."""
+        """(first index, concatenated tokens, tokens per document) for batches of documents.
+
+        A subword tokenizer encodes the next batch on a helper thread (the libraries release
+        the GIL) while this one is gathered and written, so the stage adds little to them."""
         sizes = store.nbytes(doc_ids)
         ends = np.cumsum(sizes)
+        bounds = []
         i = start
         while i < len(doc_ids):
             base = ends[i - 1] if i else 0
             j = len(doc_ids) if batch_bytes is None else \
                 max(i + 1, int(np.searchsorted(ends, base + batch_bytes, side="right")))
-            ids = doc_ids[i:j]
-            if isinstance(tok, ByteTokenizer):
-                tokens, counts = tok.gather(store.data, store.offsets, ids)
-            else:
-                encoded = tok.encode(store.texts(ids))
-                counts = np.array([len(e) for e in encoded], dtype=np.int64)
-                tokens = np.concatenate(encoded) if encoded else np.zeros(0, tok.dtype)
-            yield i, tokens.astype(tok.dtype, copy=False), counts
+            bounds.append((i, j))
             i = j
+        if isinstance(tok, ByteTokenizer):
+            for i, j in bounds:
+                tokens, counts = tok.gather(store.data, store.offsets, doc_ids[i:j])
+                yield i, tokens, counts
+            return
+
+        def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+            encoded = tok.encode(store.texts(doc_ids[i:j]))
+            counts = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+            tokens = np.concatenate(encoded) if encoded else np.zeros(0, tok.dtype)
+            return tokens.astype(tok.dtype, copy=False), counts
+
+        with ThreadPoolExecutor(1) as pool:
+            ahead = pool.submit(encode, *bounds[0]) if bounds else None
+            for n, (i, j) in enumerate(bounds):
+                tokens, counts = ahead.result()
+                if n + 1 < len(bounds):
+                    ahead = pool.submit(encode, *bounds[n + 1])
+                yield i, tokens, counts
 
     def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok) -> str:
         sdir = folder / f"shard_{k:05d}"

@@ -104,10 +104,16 @@ def main() -> None:
                          f"{om / lm - 1:+.1%} |")
         print("\n".join(table))
         if args.write:
-            with open(HERE / "RESULTS.md", "a") as f:
-                f.write(f"\n## Tokenization throughput (issue 4)\n\n`python bench/bench_tokenize.py --size "
-                        f"{args.size // 10**6}MB --repeat {args.repeat} --write` (medians; target: the stage adds at "
-                        f"most 20% to the library's own batch encoding)\n\n" + "\n".join(table) + "\n")
+            section = (f"<!-- tokenize:start -->\n## Tokenization throughput (issue 4)\n\n`python bench/bench_tokenize.py "
+                       f"--size {args.size // 10**6}MB --repeat {args.repeat} --write` (medians; target: the stage adds at "
+                       f"most 20% to the library's own batch encoding)\n\n" + "\n".join(table) + "\n<!-- tokenize:end -->")
+            results = (HERE / "RESULTS.md").read_text()
+            if "<!-- tokenize:start -->" in results:
+                head, rest = results.split("<!-- tokenize:start -->", 1)
+                results = head + section + rest.split("<!-- tokenize:end -->", 1)[1]
+            else:
+                results = results.rstrip("\n") + "\n\n" + section + "\n"
+            (HERE / "RESULTS.md").write_text(results)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -25,5 +25,16 @@ class TextStore:
         a, b = int(self.offsets[doc_id]), int(self.offsets[doc_id + 1])
         return bytes(self.data[a:b]).decode("utf-8")
 
+    def raw(self, doc_ids) -> list[bytes]:
+        """The documents' UTF-8 bytes, undecoded (for tokenizers that take bytes)."""
+        doc_ids = np.asarray(doc_ids, dtype=np.int64)
+        if not len(doc_ids):
+            return []
+        lo, hi = int(doc_ids.min()), int(doc_ids.max())
+        base = int(self.offsets[lo])
+        block = bytes(self.data[base:int(self.offsets[hi + 1])])
+        o = (self.offsets - base).tolist()
+        return [block[o[d]:o[d + 1]] for d in doc_ids.tolist()]
+
     def texts(self, doc_ids) -> list[str]:
         return [self.text(int(d)) for d in doc_ids]

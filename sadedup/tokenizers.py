@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 from pathlib import Path
 from typing import Iterable, Protocol
 
@@ -167,6 +168,14 @@ class _ModelFile:
 
     path: Path
     vocab_size: int
+    # encode_flat takes the documents' UTF-8 bytes instead of str (saves decoding them)
+    takes_bytes = False
+
+    def encode_flat(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """All the texts' ids concatenated, and the count per text."""
+        encoded = self.encode(texts)
+        counts = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        return (np.concatenate(encoded) if encoded else np.zeros(0, self.dtype)), counts
 
     @property
     def dtype(self) -> np.dtype:
@@ -202,6 +211,8 @@ class HFTokenizer(_ModelFile):
 
 
 class SPTokenizer(_ModelFile):
+    takes_bytes = True  # sentencepiece reads UTF-8 bytes as it reads str, ids alike
+
     def __init__(self, path: Path, spec: str | None = None, threads: int = 1) -> None:
         import sentencepiece as spm
 
@@ -217,6 +228,12 @@ class SPTokenizer(_ModelFile):
     def encode(self, texts: list[str]) -> list[np.ndarray]:
         ids = self.sp.encode(texts, out_type=int, num_threads=self.threads)
         return [np.array(i, dtype=self.dtype) for i in ids]
+
+    def encode_flat(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        ids = self.sp.encode(texts, out_type=int, num_threads=self.threads)
+        # one pass over every id of the batch, without an array per document
+        counts = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        return np.fromiter(itertools.chain.from_iterable(ids), dtype=self.dtype, count=int(counts.sum())), counts
 
     def encode_offsets(self, texts: list[str]):
         from . import native

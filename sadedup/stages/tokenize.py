@@ -212,9 +212,8 @@ class Tokenize(Stage):
             return
 
         def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
-            encoded = tok.encode(store.texts(doc_ids[i:j]))
-            counts = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-            tokens = np.concatenate(encoded) if encoded else np.zeros(0, tok.dtype)
+            docs = doc_ids[i:j]
+            tokens, counts = tok.encode_flat(store.raw(docs) if tok.takes_bytes else store.texts(docs))
             return tokens.astype(tok.dtype, copy=False), counts
 
         with ThreadPoolExecutor(1) as pool:

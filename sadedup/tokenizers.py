@@ -41,8 +41,6 @@ class Tokenizer(Protocol):
     @property
     def dtype(self) -> np.dtype: ...
 
-    def fingerprint(self) -> str: ...
-
     def encode(self, texts: list[str]) -> list[np.ndarray]:
         """Token ids of each text."""
         ...
@@ -115,9 +113,6 @@ class ByteTokenizer:
     vocab_size = 256
     dtype = np.dtype(np.uint8)
 
-    def fingerprint(self) -> str:
-        return "bytes"
-
     def encode(self, texts: list[str]) -> list[np.ndarray]:
         return [np.frombuffer(t.encode("utf-8"), dtype=np.uint8) for t in texts]
 
@@ -164,7 +159,7 @@ class ByteTokenizer:
 
 
 class _ModelFile:
-    """A tokenizer loaded from a model file: ids sized by its vocabulary, keyed by its bytes."""
+    """A tokenizer loaded from a model file: ids sized by its vocabulary."""
 
     path: Path
     vocab_size: int
@@ -180,9 +175,6 @@ class _ModelFile:
     @property
     def dtype(self) -> np.dtype:
         return id_dtype(self.vocab_size)
-
-    def fingerprint(self) -> str:
-        return _file_digest(self.path)
 
 
 class HFTokenizer(_ModelFile):
@@ -279,6 +271,18 @@ def load_tokenizer(spec: str, threads: int = 1, trained: str | Path | None = Non
     if not path.is_file():
         raise ConfigError(f"substring.tokenizer: no such file {path}")
     return HFTokenizer(path) if kind == "hf" else SPTokenizer(path, threads=threads)
+
+
+def model_digest(spec: str) -> str:
+    """What the tokens of an hf:/sp: spec depend on: its model file's bytes. Read without
+    loading the model, since every downstream stage key asks for it."""
+    kind, arg = parse_spec(spec)
+    if kind not in ("hf", "sp"):
+        return ""
+    path = Path(arg).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"substring.tokenizer: no such file {path}")
+    return _file_digest(path)
 
 
 def check_spec(spec: str) -> None:

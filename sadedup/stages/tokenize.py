@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import ConfigError
 from .. import faults
 from ..progress import bar, say
-from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, parse_spec, train
+from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
 from ..store import TextStore
 from ..workspace import save_npy
 from .base import Context, Stage, chain
@@ -38,12 +38,7 @@ class Tokenize(Stage):
     def key(self, ctx: Context) -> str:
         wf = ctx.wf
         kind, _ = parse_spec(wf.substring.tokenizer)
-        if kind in ("hf", "sp"):
-            what = load_tokenizer(wf.substring.tokenizer).fingerprint()
-        elif kind == "train":
-            what = wf.substring.tokenizer_sample
-        else:
-            what = ""
+        what = wf.substring.tokenizer_sample if kind == "train" else model_digest(wf.substring.tokenizer)
         return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, shard_tokens(wf),
                      wf.input.priority)
 

@@ -247,6 +247,15 @@ static int64_t max_len(const sd_docs *D) {
     return mx;
 }
 
+/* Document d's shingle hashes, in t (room for its length + 1); returns how many. Both the
+ * signatures and the exact shingle sets are made from this, so they always agree. */
+static int64_t doc_shingles(const sd_docs *D, int64_t d, int lower, int mode, int ngram, uint64_t seed,
+                            uint64_t *t) {
+    int64_t n;
+    const uint8_t *p = doc_at(D, d, &n);
+    return shingles(t, tokens(p, n, lower, mode, seed, t), ngram, seed);
+}
+
 int sd_minhash(const sd_docs *D, int lower, int mode, int ngram, uint64_t seed, const uint32_t *perm_seeds,
                int num_perm, uint32_t *sig, int64_t *nshingles) {
     int64_t cap = max_len(D) + 1;
@@ -258,10 +267,7 @@ int sd_minhash(const sd_docs *D, int lower, int mode, int ngram, uint64_t seed, 
         return -1;
     }
     for (int64_t d = 0; d < D->ndocs; d++) {
-        int64_t n;
-        const uint8_t *p = doc_at(D, d, &n);
-        int64_t m = tokens(p, n, lower, mode, seed, t);
-        int64_t ns = shingles(t, m, ngram, seed);
+        int64_t ns = doc_shingles(D, d, lower, mode, ngram, seed, t);
         for (int64_t i = 0; i < ns; i++) h[i] = (uint32_t)(t[i] >> 32);
         nshingles[d] = ns;
         minhash_min(h, ns, perm_seeds, num_perm, sig + d * (int64_t)num_perm);
@@ -315,10 +321,7 @@ int sd_shingle_sets(const sd_docs *D, int lower, int mode, int ngram, uint64_t s
         return -1;
     }
     for (int64_t d = 0; d < D->ndocs; d++) {
-        int64_t n;
-        const uint8_t *p = doc_at(D, d, &n);
-        int64_t m = tokens(p, n, lower, mode, seed, t);
-        int64_t ns = shingles(t, m, ngram, seed);
+        int64_t ns = doc_shingles(D, d, lower, mode, ngram, seed, t);
         radix_sort(t, tmp, ns, 56);
         int64_t room = out_offsets[d + 1] - out_offsets[d], k = 0;
         uint64_t *o = out + out_offsets[d];

@@ -102,6 +102,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import corpora  # noqa: E402  (bench/corpora.py: corpus generator)
 from compare_lee import read_docs  # noqa: E402  (reads JSONL as sadedup does)
+from proctree import descendants, mem_kb  # noqa: E402
 
 MB = 1e6
 CLK = os.sysconf("SC_CLK_TCK")
@@ -148,21 +149,6 @@ def wait_quiet(max_wait: float, threshold: float = 0.3) -> tuple[float, float]:
             return round(time.perf_counter() - t0, 1), round(busy, 2)
 
 
-def _mem_kb(pid: int) -> tuple[int, int]:
-    rss = anon = 0
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
-                elif line.startswith("RssAnon:"):
-                    anon = int(line.split()[1])
-                    break
-    except OSError:
-        pass
-    return rss, anon
-
-
 def measure(cmd: list, *, cwd=None, env=None, timeout: float | None = None, stdout=None,
             interval: float = 0.05) -> dict:
     """Runs cmd in its own process group; wall, CPU and peak tree memory. Never raises on failure."""
@@ -182,16 +168,11 @@ def measure(cmd: list, *, cwd=None, env=None, timeout: float | None = None, stdo
             kids: dict[int, list[int]] = {}
             for pid, (ppid, _, _) in table.items():
                 kids.setdefault(ppid, []).append(pid)
-            todo, tree = [p.pid], []
-            while todo:
-                q = todo.pop()
-                tree.append(q)
-                todo.extend(kids.get(q, ()))
             rss = anon = 0
-            for q in tree:
+            for q in descendants(p.pid, kids):
                 if q in table:
                     cpu_seen[(q, table[q][1])] = table[q][2]
-                r, a = _mem_kb(q)
+                r, a = mem_kb(q)
                 rss += r
                 anon += a
             peak[0] = max(peak[0], rss)

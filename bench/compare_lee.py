@@ -97,49 +97,13 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from proctree import children_map, descendants, mem_kb  # noqa: E402
+
 BOM = b"\xef\xbb\xbf"
 
 
 # --- process-tree measurement ------------------------------------------------------------
-
-def _children_map() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat", "rb") as f:
-                s = f.read()
-        except OSError:
-            continue
-        rest = s[s.rfind(b")") + 2:].split()
-        kids.setdefault(int(rest[1]), []).append(int(d))
-    return kids
-
-
-def _tree(pid: int) -> list[int]:
-    kids = _children_map()
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(kids.get(p, ()))
-    return out
-
-
-def _mem_kb(pid: int) -> tuple[int, int]:
-    rss = anon = 0
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
-                elif line.startswith("RssAnon:"):
-                    anon = int(line.split()[1])
-    except OSError:
-        pass
-    return rss, anon
-
 
 @dataclass
 class Measure:
@@ -163,8 +127,8 @@ def measure(name: str, cmd: list[str], stdout=None, stderr=None, env=None, inter
     def sample():
         while not done.is_set():
             rss = anon = 0
-            for q in _tree(p.pid):
-                r, a = _mem_kb(q)
+            for q in descendants(p.pid, children_map()):
+                r, a = mem_kb(q)
                 rss += r
                 anon += a
             peak[0] = max(peak[0], rss)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
@@ -231,28 +232,51 @@ def _open_binary(inp: InputFile, on_read) -> BinaryIO:
 def parse_json_row(line: bytes, source: str, row: int, text_field: str, id_field: str) -> Record:
     rec = Record(source, row, raw=line)
     try:
-        s = line.decode("utf-8")
-    except UnicodeDecodeError as e:
-        rec.error = f"invalid UTF-8 at byte {e.start + 1} of the line"
-        return rec
-    try:
-        obj = json.loads(s)
-    except json.JSONDecodeError as e:
-        # json's messages name a position themselves ("Invalid control character at")
-        msg = e.msg[: -len(" at")] if e.msg.endswith(" at") else e.msg
-        rec.error = f"invalid JSON: {msg} at column {e.colno}"
-        return rec
-    except RecursionError:
-        rec.error = "invalid JSON: nested too deeply"
-        return rec
+        obj = orjson.loads(line)
+        strict = not _may_hold_big_int(obj)
+    except orjson.JSONDecodeError:
+        strict = False
+    if not strict:
+        # json.loads accepts what JSON allows beyond orjson (NaN, lone surrogates), keeps
+        # integers of any size exact and words the errors
+        obj = _parse_json_lenient(line, rec)
+        if rec.error is not None:
+            return rec
     if not isinstance(obj, dict):
         rec.error = f"not a JSON object but {'null' if obj is None else type(obj).__name__}"
         return rec
     rec.obj = obj
-    return _with_text(rec, obj, text_field, id_field)
+    # orjson's strings are valid UTF-8 already; json's may hold unpaired surrogates
+    return _with_text(rec, obj, text_field, id_field, check_surrogates=not strict)
 
 
-def _with_text(rec: Record, obj: dict, text_field: str, id_field: str) -> Record:
+def _may_hold_big_int(obj: Any) -> bool:
+    """orjson reads an integer beyond 64 bits as a float: a row with a float or a nested
+    value anywhere is parsed again by json to keep such numbers exact."""
+    if not isinstance(obj, dict):
+        return False
+    return any(type(v) in (float, dict, list) for v in obj.values())
+
+
+def _parse_json_lenient(line: bytes, rec: Record) -> Any:
+    """The parsed row, or None with rec.error saying why not."""
+    try:
+        s = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        rec.error = f"invalid UTF-8 at byte {e.start + 1} of the line"
+        return None
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError as e:
+        # json's messages name a position themselves ("Invalid control character at")
+        msg = e.msg[: -len(" at")] if e.msg.endswith(" at") else e.msg
+        rec.error = f"invalid JSON: {msg} at column {e.colno}"
+    except RecursionError:
+        rec.error = "invalid JSON: nested too deeply"
+    return None
+
+
+def _with_text(rec: Record, obj: dict, text_field: str, id_field: str, check_surrogates: bool = True) -> Record:
     if text_field not in obj:
         rec.error = f"missing text field {text_field!r}"
         return rec
@@ -261,7 +285,7 @@ def _with_text(rec: Record, obj: dict, text_field: str, id_field: str) -> Record
         kind = "null" if text is None else type(text).__name__
         rec.error = f"text field {text_field!r} is {kind}, not a string"
         return rec
-    bad = _surrogate_at(text)
+    bad = _surrogate_at(text) if check_surrogates else None
     if bad is not None:
         rec.error = f"text has an unpaired surrogate at character {bad}"
         return rec

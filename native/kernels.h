@@ -39,9 +39,39 @@ void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void
 /* Walks one shard's suffix array and keeps the L-windows that lie inside one document
  * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wl[j] the length of
  * the common prefix with the previous kept window, capped at L (wl[0] = 0); wl[j] < L
- * where a new distinct window starts. L <= 65535. Returns the number of windows kept. */
+ * where a new distinct window starts. L <= 65535. When the suffix array is over a shard's
+ * candidate text, `origin` (int32 or int64 by origin64, or NULL for none) maps its
+ * positions to the shard's, and wpos holds the shard's positions. Returns the number of
+ * windows kept. */
 int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
-                         int64_t L, void *wpos, int wpos64, uint16_t *wl);
+                         const void *origin, int origin64, int64_t L, void *wpos, int wpos64, uint16_t *wl);
+
+/* Winnowing anchors of every L-window inside a document (offsets[0..ndocs]): the window's
+ * k-gram (1 <= k <= L) of smallest mixed polynomial hash, the leftmost on ties. Writes
+ * the first `cap` distinct anchors, in increasing position, to pos[] with their hashes,
+ * and returns how many there are (-1: out of memory). */
+int64_t sd_anchors(const uint8_t *T, int es, const int64_t *offsets, int64_t ndocs, int64_t k, int64_t L,
+                   int64_t *pos, uint64_t *hash, int64_t cap);
+
+/* The text every window holding one of the (sorted) anchors can cover, [a+k-L, a+L) cut
+ * at its document's ends, as merged regions starts[r]..ends[r] (at most na of them; two
+ * documents never share one). Returns the number of regions. */
+int64_t sd_regions(const int64_t *anchors, int64_t na, const int64_t *offsets, int64_t ndocs, int64_t k, int64_t L,
+                   int64_t *starts, int64_t *ends);
+
+/* out[i] = 1 if q[i] is one of the ns distinct values in set, else 0; table and used are
+ * scratch of `size` entries (a power of two above ns). */
+void sd_member(const uint64_t *set, int64_t ns, const uint64_t *q, int64_t nq, uint8_t *out, uint64_t *table,
+               uint8_t *used, int64_t size);
+
+/* out[i] = number of characters (bytes that are not UTF-8 continuation bytes) in
+ * T[from[i]:to[i]]. Stops at the first range outside 0..n and returns its index (else m). */
+int64_t sd_count_chars(const uint8_t *T, int64_t n, const int64_t *from, const int64_t *to, int64_t m,
+                       int64_t *out);
+
+/* Copies the regions' tokens, in order, to out and each one's position in T to origin. */
+void sd_gather_regions(const uint8_t *T, int es, const int64_t *starts, const int64_t *ends, int64_t nr,
+                       uint8_t *out, void *origin, int origin64);
 
 /* One shard's sorted stream of windows, as made by sd_local_windows. */
 typedef struct {
@@ -62,8 +92,8 @@ typedef struct {
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);
 
 /* gid[wpos[j]] = run_gid[run of j] for every window of a repeated group; the rest of gid
- * is left as it is (the caller fills it with -1). */
-void sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
+ * is left as it is (the caller fills it with -1). Returns the number of windows written. */
+int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
                 void *gid, int gid64);
 
 /* Keep-first selection for one shard, shards visited in document order.

@@ -1,16 +1,25 @@
 #include "kernels.h"
 
+/* How far ahead the loops prefetch their random accesses: the three passes are each one
+ * independent random access per element, so keeping ~PF misses in flight hides latency. */
+#define PF 32
+
 /* Phi algorithm, one body per index width: the generic accessors cost a branch per access,
  * and this loop is memory-bound enough that it shows. */
 #define LCP_PHI(IDX)                                                                          \
     static void lcp_##IDX(const uint8_t *T, int es, int64_t n, const IDX *sa, IDX *lcp, IDX *phi) { \
         /* Phi[sa[i]] = sa[i-1]; Phi of the smallest suffix is -1. */                         \
         phi[sa[0]] = -1;                                                                      \
-        for (int64_t i = 1; i < n; i++) phi[sa[i]] = sa[i - 1];                               \
+        for (int64_t i = 1; i < n; i++) {                                                     \
+            if (i + PF < n) __builtin_prefetch(&phi[sa[i + PF]], 1);                          \
+            phi[sa[i]] = sa[i - 1];                                                           \
+        }                                                                                     \
         /* PLCP in text order, into lcp: each step loses at most one matched token, so the    \
          * total work is O(n) whatever the repetition. */                                     \
         int64_t h = 0;                                                                        \
         for (int64_t p = 0; p < n; p++) {                                                     \
+            if (p + PF < n && phi[p + PF] >= 0)                                               \
+                __builtin_prefetch(T + (phi[p + PF] + h) * es);                               \
             int64_t q = phi[p];                                                               \
             if (q < 0) { h = 0; lcp[p] = 0; continue; }                                       \
             if (es == 1) {                                                                    \
@@ -22,7 +31,10 @@
             if (h > 0) h--;                                                                   \
         }                                                                                     \
         /* Back to suffix-array order: lcp[i] = PLCP[sa[i]]. */                               \
-        for (int64_t i = 0; i < n; i++) phi[i] = lcp[sa[i]];                                  \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            if (i + PF < n) __builtin_prefetch(&lcp[sa[i + PF]]);                             \
+            phi[i] = lcp[sa[i]];                                                              \
+        }                                                                                     \
         for (int64_t i = 0; i < n; i++) lcp[i] = phi[i];                                      \
     }
 

@@ -33,25 +33,148 @@ static PyObject *py_lcp(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* local_windows(sa, lcp, is64, valid, origin, origin_width, L, wpos, wpos64, wl):
+ * origin_width 0 means no origin map (origin is then ignored), else 4 or 8. */
 static PyObject *py_local_windows(PyObject *self, PyObject *args) {
-    Py_buffer sa, lcp, valid, wpos, wl;
-    int is64, wpos64;
+    Py_buffer sa, lcp, valid, origin, wpos, wl;
+    int is64, wpos64, ow;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*Lw*pw*", &sa, &lcp, &is64, &valid, &L, &wpos, &wpos64, &wl))
+    if (!PyArg_ParseTuple(args, "y*y*py*y*iLw*pw*", &sa, &lcp, &is64, &valid, &origin, &ow, &L, &wpos, &wpos64, &wl))
         return NULL;
     PyObject *ret = NULL;
     int64_t n = valid.len, m = 0;
     if (L < 1 || L > 65535) {
         PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
+    } else if (ow != 0 && ow != 4 && ow != 8) {
+        PyErr_SetString(PyExc_ValueError, "origin width must be 0, 4 or 8");
     } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp") &&
-               need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl")) {
+               need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl") && need(&origin, n * ow, "origin")) {
         Py_BEGIN_ALLOW_THREADS
-        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, L, wpos.buf, wpos64, wl.buf);
+        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, ow ? origin.buf : NULL, ow == 8, L,
+                             wpos.buf, wpos64, wl.buf);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(m);
     }
-    PyBuffer_Release(&sa); PyBuffer_Release(&lcp); PyBuffer_Release(&valid);
+    PyBuffer_Release(&sa); PyBuffer_Release(&lcp); PyBuffer_Release(&valid); PyBuffer_Release(&origin);
     PyBuffer_Release(&wpos); PyBuffer_Release(&wl);
+    return ret;
+}
+
+/* anchors(T, es, offsets, k, L, pos, hash): returns the anchor count (may exceed the
+ * buffers' capacity, which is then filled and the caller retries with more room). */
+static PyObject *py_anchors(PyObject *self, PyObject *args) {
+    Py_buffer T, off, pos, hash;
+    int es;
+    long long k, L;
+    if (!PyArg_ParseTuple(args, "y*iy*LLw*w*", &T, &es, &off, &k, &L, &pos, &hash)) return NULL;
+    PyObject *ret = NULL;
+    int64_t ndocs = off.len / 8 - 1, cap = pos.len / 8, count = 0;
+    if (k < 1 || k > L || L > 65535) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= k <= L <= 65535");
+    } else if (ndocs < 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets must hold at least one entry");
+    } else if (need(&hash, cap * 8, "hash")) {
+        const int64_t *o = off.buf;
+        if (o[ndocs] * es > T.len) {
+            PyErr_SetString(PyExc_ValueError, "offsets run past the tokens");
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            count = sd_anchors(T.buf, es, o, ndocs, k, L, pos.buf, hash.buf, cap);
+            Py_END_ALLOW_THREADS
+            ret = count < 0 ? PyErr_NoMemory() : PyLong_FromLongLong(count);
+        }
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&off); PyBuffer_Release(&pos); PyBuffer_Release(&hash);
+    return ret;
+}
+
+/* member(set, q, out): set is distinct uint64 values */
+static PyObject *py_member(PyObject *self, PyObject *args) {
+    Py_buffer set, q, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &set, &q, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t ns = set.len / 8, nq = q.len / 8, size = 16;
+    while (size < 2 * ns) size <<= 1;
+    if (need(&out, nq, "out")) {
+        uint64_t *table = malloc((size_t)size * 8);
+        uint8_t *used = calloc((size_t)size, 1);
+        if (!table || !used) {
+            ret = PyErr_NoMemory();
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            sd_member(set.buf, ns, q.buf, nq, out.buf, table, used, size);
+            Py_END_ALLOW_THREADS
+            ret = Py_None; Py_INCREF(ret);
+        }
+        free(table); free(used);
+    }
+    PyBuffer_Release(&set); PyBuffer_Release(&q); PyBuffer_Release(&out);
+    return ret;
+}
+
+/* count_chars(T, from, to, out) */
+static PyObject *py_count_chars(PyObject *self, PyObject *args) {
+    Py_buffer T, from, to, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &T, &from, &to, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t m = from.len / 8, done = 0;
+    if (to.len != from.len) {
+        PyErr_SetString(PyExc_ValueError, "from and to differ in length");
+    } else if (need(&out, m * 8, "out")) {
+        Py_BEGIN_ALLOW_THREADS
+        done = sd_count_chars(T.buf, T.len, from.buf, to.buf, m, out.buf);
+        Py_END_ALLOW_THREADS
+        if (done < m) PyErr_Format(PyExc_ValueError, "range %lld lies outside the text", (long long)done);
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&from); PyBuffer_Release(&to); PyBuffer_Release(&out);
+    return ret;
+}
+
+/* regions(anchors, offsets, k, L, starts, ends) -> number of regions */
+static PyObject *py_regions(PyObject *self, PyObject *args) {
+    Py_buffer a, off, starts, ends;
+    long long k, L;
+    if (!PyArg_ParseTuple(args, "y*y*LLw*w*", &a, &off, &k, &L, &starts, &ends)) return NULL;
+    PyObject *ret = NULL;
+    int64_t na = a.len / 8, ndocs = off.len / 8 - 1, r = 0;
+    if (k < 1 || k > L) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= k <= L");
+    } else if (ndocs < 1 && na > 0) {
+        PyErr_SetString(PyExc_ValueError, "anchors without documents");
+    } else if (need(&starts, na * 8, "starts") && need(&ends, na * 8, "ends")) {
+        Py_BEGIN_ALLOW_THREADS
+        r = sd_regions(a.buf, na, off.buf, ndocs, k, L, starts.buf, ends.buf);
+        Py_END_ALLOW_THREADS
+        ret = PyLong_FromLongLong(r);
+    }
+    PyBuffer_Release(&a); PyBuffer_Release(&off); PyBuffer_Release(&starts); PyBuffer_Release(&ends);
+    return ret;
+}
+
+/* gather_regions(T, es, starts, ends, out, origin, origin64); sizes checked in native.py,
+ * bounds here */
+static PyObject *py_gather_regions(PyObject *self, PyObject *args) {
+    Py_buffer T, starts, ends, out, origin;
+    int es, origin64;
+    if (!PyArg_ParseTuple(args, "y*iy*y*w*w*p", &T, &es, &starts, &ends, &out, &origin, &origin64)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nr = starts.len / 8, total = 0, bad = 0;
+    const int64_t *s = starts.buf, *e = ends.buf, n = T.len / es;
+    for (int64_t r = 0; r < nr; r++) {
+        if (s[r] < 0 || e[r] < s[r] || e[r] > n) bad = 1;
+        total += e[r] - s[r];
+    }
+    if (bad || ends.len != starts.len) {
+        PyErr_SetString(PyExc_ValueError, "regions must lie within the tokens");
+    } else if (need(&out, total * es, "out") && need(&origin, total * W(origin64), "origin")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_gather_regions(T.buf, es, s, e, nr, out.buf, origin.buf, origin64);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&starts); PyBuffer_Release(&ends);
+    PyBuffer_Release(&out); PyBuffer_Release(&origin);
     return ret;
 }
 
@@ -120,10 +243,11 @@ static PyObject *py_scatter(PyObject *self, PyObject *args) {
         if (p < 0 || p >= n) { PyErr_SetString(PyExc_ValueError, "window position outside gid"); ok = 0; }
     }
     if (ok) {
+        int64_t written;
         Py_BEGIN_ALLOW_THREADS
-        sd_scatter(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, gid.buf, gid64);
+        written = sd_scatter(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, gid.buf, gid64);
         Py_END_ALLOW_THREADS
-        ret = Py_None; Py_INCREF(ret);
+        ret = PyLong_FromLongLong(written);
     }
     PyBuffer_Release(&wpos); PyBuffer_Release(&wl); PyBuffer_Release(&run_gid); PyBuffer_Release(&gid);
     return ret;
@@ -401,6 +525,11 @@ static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
+    {"anchors", py_anchors, METH_VARARGS, "Winnowing anchors of the in-document L-windows."},
+    {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},
+    {"gather_regions", py_gather_regions, METH_VARARGS, "Regions' tokens and their origin positions."},
+    {"member", py_member, METH_VARARGS, "Membership of uint64 values in a set of distinct ones."},
+    {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},

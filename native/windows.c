@@ -1,7 +1,10 @@
 #include "kernels.h"
 
+/* prefetch distance for the random accesses through the suffix array */
+#define PF 32
+
 int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
-                         int64_t L, void *wpos, int wpos64, uint16_t *wl) {
+                         const void *origin, int origin64, int64_t L, void *wpos, int wpos64, uint16_t *wl) {
     int64_t m = 0;
     /* LCP of two suffix-array entries is the minimum of the lcp values between them, so a
      * running minimum since the last kept window is its common prefix with the next one. */
@@ -11,21 +14,35 @@ int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, c
             int64_t v = idx_at(lcp, i, is64);
             if (v < run_min) run_min = v;
         }
+        if (i + PF < n) {
+            int64_t f = idx_at(sa, i + PF, is64);
+            __builtin_prefetch(&valid[f]);
+            if (origin) __builtin_prefetch(origin64 ? (const void *)((const int64_t *)origin + f)
+                                                    : (const void *)((const int32_t *)origin + f));
+        }
         int64_t p = idx_at(sa, i, is64);
         if (!valid[p]) continue;
         wl[m] = (uint16_t)(m == 0 ? 0 : (run_min < L ? run_min : L));
-        idx_set(wpos, m, wpos64, p);
+        idx_set(wpos, m, wpos64, origin ? idx_at(origin, p, origin64) : p);
         m++;
         run_min = INT64_MAX;
     }
     return m;
 }
 
-void sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
+int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
                 void *gid, int gid64) {
-    int64_t run = -1, g = -1;
+    int64_t run = -1, g = -1, written = 0;
     for (int64_t j = 0; j < nw; j++) {
+        if (j + PF < nw) {
+            int64_t f = idx_at(wpos, j + PF, wpos64);
+            __builtin_prefetch(gid64 ? (void *)((int64_t *)gid + f) : (void *)((int32_t *)gid + f), 1);
+        }
         if (j == 0 || wl[j] < L) g = run_gid[++run];
-        if (g >= 0) idx_set(gid, idx_at(wpos, j, wpos64), gid64, g);
+        if (g >= 0) {
+            idx_set(gid, idx_at(wpos, j, wpos64), gid64, g);
+            written++;
+        }
     }
+    return written;
 }

@@ -86,6 +86,9 @@ class SubstringConfig:
     shard_tokens: Optional[int] = None
     # text sampled (evenly over the corpus) to train a train:bpe|unigram:VOCAB tokenizer
     tokenizer_sample: str = "100MB"
+    # build suffix arrays over the text that can hold a repeated window only (winnowing,
+    # exact); false keeps suffix arrays of all the text, for queries at any length
+    prefilter: bool = True
 
     def validate(self) -> None:
         _check(self.min_length is None or 1 <= self.min_length <= 65535, "substring.min_length",

@@ -18,6 +18,10 @@ class Executor(Protocol):
         """Runs fn(*task) for every task; yields (task index, result) as each finishes."""
         ...
 
+    def warm(self) -> None:
+        """Gets workers ready ahead of the first task, without blocking (may do nothing)."""
+        ...
+
     def close(self) -> None:
         """Releases workers; the executor may not be used afterwards."""
         ...
@@ -29,6 +33,9 @@ class InlineExecutor:
     def imap(self, fn, tasks):
         for i, args in enumerate(tasks):
             yield i, fn(*args)
+
+    def warm(self) -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -47,6 +54,11 @@ def _die_with_parent(parent: int) -> None:
         return
     if os.getppid() != parent:  # the driver died before the call took effect
         os._exit(1)
+
+
+def _import_stages() -> None:
+    import sadedup.stages.build  # noqa: F401  (numpy, pydivsufsort, the native core)
+    import sadedup.stages.repeats  # noqa: F401
 
 
 class LocalExecutor:
@@ -80,6 +92,14 @@ class LocalExecutor:
         finally:
             for fut in pending:
                 fut.cancel()
+
+    def warm(self) -> None:
+        """Starts the workers now, without waiting for them: they boot and import the stages
+        on the other cores while the driver ingests."""
+        if self.workers > 1:
+            pool = self._get_pool()
+            for _ in range(self.workers):
+                pool.submit(_import_stages)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -56,18 +56,91 @@ def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None)
 
 
 def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
-                  wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
+                  wpos_dtype=np.int32, origin: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The shard's in-document L-windows in suffix-array order (wpos), and each one's common
-    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window)."""
+    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window).
+
+    With `origin` (the suffix array is over candidate text), wpos holds origin[p] instead of p.
+    """
     n = len(valid)
     if len(sa) != n or len(lcp) != n or valid.dtype != np.uint8:
         raise ValueError("sa, lcp and valid (uint8) must have the same length")
+    if origin is not None and len(origin) != n:
+        raise ValueError("origin must have one entry per suffix")
     wpos = np.empty(n, dtype=wpos_dtype)
     wl = np.empty(n, dtype=np.uint16)
     if n == 0:
         return wpos, wl
-    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), int(L), wpos, _is64(wpos), wl)
+    ow = 0 if origin is None else (8 if _is64(origin) else 4)
+    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), b"" if origin is None else _c(origin), ow,
+                              int(L), wpos, _is64(wpos), wl)
     return wpos[:m], wl[:m]
+
+
+def anchors(tokens: np.ndarray, offsets: np.ndarray, k: int, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """Winnowing anchors of every in-document L-window: (positions int64, increasing; hashes uint64).
+
+    offsets (int64) are the documents' bounds in `tokens`; see native/anchors.c for the rule.
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    es = token_size(tokens)
+    n = int(offsets[-1]) if len(offsets) else 0
+    w = max(L - k + 1, 1)
+    cap = 2 * n // (w + 1) + len(offsets) + 1024  # expected density 2/(w+1)
+    while True:
+        pos = np.empty(cap, dtype=np.int64)
+        hashes = np.empty(cap, dtype=np.uint64)
+        if n == 0:
+            return pos[:0], hashes[:0]
+        count = _native.anchors(_c(tokens), es, offsets, int(k), int(L), pos, hashes)
+        if count <= cap:
+            return pos[:count], hashes[:count]
+        cap = count
+
+
+def member(values: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+    """Boolean mask: which of `values` (uint64) are in `distinct` (uint64, no repeats)."""
+    if values.dtype != np.uint64 or distinct.dtype != np.uint64:
+        raise TypeError("member works on uint64 arrays")
+    out = np.zeros(len(values), dtype=np.uint8)
+    if len(values) and len(distinct):
+        _native.member(_c(distinct), _c(values), out)
+    return out.view(bool)
+
+
+def count_chars(text: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Number of UTF-8 characters in text[start[i]:end[i]] (text: uint8)."""
+    if text.dtype != np.uint8:
+        raise TypeError("count_chars reads UTF-8 bytes (uint8)")
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    end = np.ascontiguousarray(end, dtype=np.int64)
+    out = np.zeros(len(start), dtype=np.int64)
+    if len(start):
+        _native.count_chars(_buf(text), start, end, out)
+    return out
+
+
+def regions(anchor_pos: np.ndarray, offsets: np.ndarray, k: int, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """Merged [start, end) regions of text around sorted anchors, cut at document ends."""
+    a = np.ascontiguousarray(anchor_pos, dtype=np.int64)
+    starts = np.empty(len(a), dtype=np.int64)
+    ends = np.empty(len(a), dtype=np.int64)
+    if len(a) == 0:
+        return starts, ends
+    r = _native.regions(a, np.ascontiguousarray(offsets, dtype=np.int64), int(k), int(L), starts, ends)
+    return starts[:r], ends[:r]
+
+
+def gather_regions(tokens: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: np.ndarray,
+                   origin: np.ndarray) -> None:
+    """out = the regions' tokens in order; origin[i] = position in `tokens` of out[i]."""
+    if out.dtype != tokens.dtype:
+        raise TypeError("out must have the tokens' dtype")
+    if len(out) != len(origin):
+        raise ValueError("out and origin differ in length")
+    if len(starts) == 0:
+        return
+    _native.gather_regions(_c(tokens), token_size(tokens), _c(starts), _c(ends), _c(out), _c(origin), _is64(origin))
 
 
 def count_runs(wl: np.ndarray, L: int) -> int:
@@ -94,10 +167,12 @@ def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], 
     return _native.merge(args, es, int(L))
 
 
-def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: np.ndarray) -> None:
-    """gid[p] = group id for every window p of a repeated group (gid is left alone elsewhere)."""
-    if len(wpos):
-        _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
+def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: np.ndarray) -> int:
+    """gid[p] = group id for every window p of a repeated group (gid is left alone elsewhere);
+    returns how many windows that is."""
+    if len(wpos) == 0:
+        return 0
+    return _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
 
 
 def _span_buffers(n: int, L: int):

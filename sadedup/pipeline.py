@@ -16,6 +16,7 @@ from .executor import make_executor
 from .readers import expand_inputs
 from .stages.base import Context
 from .stages.build import Build
+from .stages.candidates import Candidates
 from .stages.docs import REASONS
 from .stages.exact import Exact
 from .stages.export import Export
@@ -23,14 +24,14 @@ from .stages.minhash import MinHash
 from .stages.ingest import Ingest
 from .stages.remove import Remove
 from .stages.repeats import Repeats
-from .stages.sizing import shard_tokens
+from .stages.sizing import MIN_SPLIT_TOKENS, shard_tokens
 from .stages.tokenize import Tokenize
 from .tokenizers import check_spec
 from .workspace import Workspace
 from .writers import check_output
 
 DOCUMENT_STAGES = {"exact": Exact, "minhash": MinHash}
-SUBSTRING_STAGES = (Tokenize, Build, Repeats, Remove)
+SUBSTRING_STAGES = (Tokenize, Candidates, Build, Repeats, Remove)
 
 
 def _plain_errors(fn):
@@ -143,6 +144,9 @@ def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workf
     ws = _open(workdir, workflow, overrides, inputs, output, restart)
     with _recorded(ws, "run"), _closing(_context(ws, executor, workers)) as ctx:
         wf = ctx.wf
+        # a corpus this large gets a shard per worker (stages/sizing.py): start them now
+        if "substring" in wf.stages and sum(d["size"] for d in ws.read_state()["inputs"]) > 2 * MIN_SPLIT_TOKENS:
+            ctx.executor.warm()
         summary: dict[str, Any] = {"ingest": _execute(Ingest(), ctx)}
         _clear_unlisted(ws, wf)
         for s in ("exact", "minhash"):
@@ -197,7 +201,8 @@ def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw)
         ws.configure(wf, None, None)
     with _recorded(ws, stage.name), _closing(_context(ws, executor, workers)) as ctx:
         _require(ws, stage)
-        return _execute(stage(**kw), ctx)
+        before = {s.name: _execute(s(), ctx) for s in stage.runs_after}
+        return _execute(stage(**kw), ctx) | before
 
 
 def _require(ws: Workspace, stage) -> None:
@@ -238,7 +243,8 @@ def tokenize(workdir, overrides=None, executor="local", workers=None):
 
 @_plain_errors
 def build(workdir, overrides=None, executor="local", workers=None):
-    """Builds each shard's suffix and LCP arrays (resumes: finished shards are kept)."""
+    """Builds each shard's suffix and LCP arrays, over its candidate text unless
+    substring.prefilter is off (resumes: finished shards are kept)."""
     return _stage(Build, workdir, overrides, executor, workers)
 
 

@@ -31,6 +31,7 @@ from typing import Iterable, Protocol
 
 import numpy as np
 
+from . import native
 from .errors import ConfigError
 
 
@@ -146,16 +147,17 @@ class ByteTokenizer:
         end_of_doc = doc_start[doc + 1]
         a = base + tok_start
         b = base + tok_end
-        cont = (tokens & 0xC0) == 0x80
         last = len(tokens) - 1
+
+        def cont(x: np.ndarray) -> np.ndarray:  # a UTF-8 continuation byte at x
+            return (tokens[np.minimum(x, last)] & 0xC0) == 0x80
+
         for _ in range(3):  # a UTF-8 character has at most 3 continuation bytes
-            a = a + ((a < b) & cont[np.minimum(a, last)])
+            a = a + ((a < b) & cont(a))
         for _ in range(3):
-            b = b - ((b > a) & (b < end_of_doc) & cont[np.minimum(b, last)])
-        b = np.where((b < end_of_doc) & cont[np.minimum(b, last)], a, b)
-        starts = np.zeros(len(tokens) + 1, dtype=np.int32 if len(tokens) < (1 << 31) else np.int64)
-        np.cumsum(~cont, out=starts[1:])
-        return (starts[a] - starts[base]).astype(np.int64), (starts[b] - starts[base]).astype(np.int64)
+            b = b - ((b > a) & (b < end_of_doc) & cont(b))
+        b = np.where((b < end_of_doc) & cont(b), a, b)
+        return native.count_chars(tokens, base, a), native.count_chars(tokens, base, b)
 
 
 class _ModelFile:

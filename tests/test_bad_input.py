@@ -752,7 +752,7 @@ def test_unknown_workflow_keys(cli, tmp_path):
     wf = tmp_path / "mine.toml"
     wf.write_text('stages = ["substring"]\n[substring]\nmin_lenght = 5\n')
     _refused(cli, tmp_path, [], f"unknown workflow key 'substring.min_lenght' in {wf} (known in [substring]: "
-                                "tokenizer, min_length, drop_fraction, keep, shard_tokens, tokenizer_sample)", wf)
+                                "tokenizer, min_length, drop_fraction, keep, shard_tokens, tokenizer_sample, prefilter)", wf)
     wf.write_text('stages = ["substring"]\n[dedup]\nmin_length = 5\n')
     _refused(cli, tmp_path, [], f"unknown workflow key 'dedup' in {wf} (known: stages, input, exact, minhash, "
                                 "substring, run)", wf)

@@ -103,3 +103,89 @@ def test_merge_on_adversarial_repeats_is_not_quadratic():
 def test_spm_pieces_rejects_garbage():
     with pytest.raises(ValueError):
         native.spm_pieces(b"\x12\xff\xff\xff")
+
+
+M64 = (1 << 64) - 1
+
+
+def fmix64(x):
+    x ^= x >> 33
+    x = (x * 0xff51afd7ed558ccd) & M64
+    x ^= x >> 33
+    x = (x * 0xc4ceb9fe1a85ec53) & M64
+    return x ^ (x >> 33)
+
+
+def anchors_reference(T, offsets, k, L):
+    """Winnowing by definition: for every in-document window, its k-gram of least hash."""
+    def h(j):
+        v = 0
+        for t in T[j:j + k]:
+            v = (v * 0x100000001b3 + t + 1) & M64
+        return fmix64(v)
+
+    found = {}
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        for p in range(a, b - L + 1):
+            best = min(range(p, p + L - k + 1), key=lambda j: (h(j), j))
+            found[best] = h(best)
+    pos = sorted(found)
+    return pos, [found[p] for p in pos]
+
+
+doc_lists = st.lists(st.lists(st.integers(0, 3), max_size=40), min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(docs=doc_lists, dt=st.sampled_from([np.uint8, np.uint16, np.uint32]), L=st.integers(1, 12), data=st.data())
+def test_anchors_match_winnowing(docs, dt, L, data):
+    k = data.draw(st.integers(1, L))
+    T = np.array([t for d in docs for t in d], dtype=dt)
+    offsets = np.cumsum([0] + [len(d) for d in docs]).astype(np.int64)
+    pos, hashes = native.anchors(T, offsets, k, L)
+    ref_pos, ref_hash = anchors_reference(T.tolist(), offsets.tolist(), k, L)
+    assert pos.tolist() == ref_pos
+    assert hashes.tolist() == ref_hash
+
+
+@settings(max_examples=200, deadline=None)
+@given(docs=doc_lists, L=st.integers(1, 12), data=st.data())
+def test_regions_cover_the_anchor_windows(docs, L, data):
+    k = data.draw(st.integers(1, L))
+    T = np.array([t for d in docs for t in d], dtype=np.uint8)
+    offsets = np.cumsum([0] + [len(d) for d in docs]).astype(np.int64)
+    pos, _ = native.anchors(T, offsets, k, L)
+    chosen = np.array(sorted(data.draw(st.sets(st.sampled_from(pos.tolist()))) if len(pos) else []), dtype=np.int64)
+    starts, ends = native.regions(chosen, offsets, k, L)
+    want = set()
+    for a in chosen.tolist():
+        d = int(np.searchsorted(offsets, a, "right")) - 1
+        want |= set(range(max(a + k - L, offsets[d]), min(a + L, offsets[d + 1])))
+    got = [p for s, e in zip(starts.tolist(), ends.tolist()) for p in range(s, e)]
+    assert sorted(got) == sorted(want) and len(got) == len(set(got))
+    for s, e in zip(starts.tolist(), ends.tolist()):  # no region crosses a document end
+        assert np.searchsorted(offsets, s, "right") == np.searchsorted(offsets, e - 1, "right")
+    out = np.empty(len(got), dtype=np.uint8)
+    origin = np.empty(len(got), dtype=np.int32)
+    native.gather_regions(T, starts, ends, out, origin)
+    assert origin.tolist() == got and out.tolist() == T[got].tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=st.lists(st.integers(0, M64), max_size=60, unique=True), b=st.lists(st.integers(0, M64), max_size=60))
+def test_member_matches_set(a, b):
+    q = np.array(b + a[: len(a) // 2], dtype=np.uint64)
+    got = native.member(q, np.array(a, dtype=np.uint64))
+    assert got.tolist() == [x in set(a) for x in q.tolist()]
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=50), data=st.data())
+def test_count_chars_matches_decoding(text, data):
+    raw = text.encode("utf-8", "surrogatepass")
+    T = np.frombuffer(raw, dtype=np.uint8)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(raw)), min_size=2, max_size=2)))
+    got = native.count_chars(T, np.array([cuts[0]]), np.array([cuts[1]]))
+    assert got.tolist() == [sum(1 for c in raw[cuts[0]:cuts[1]] if c & 0xC0 != 0x80)]
+    with pytest.raises(ValueError):
+        native.count_chars(T, np.array([0]), np.array([len(raw) + 1]))

@@ -41,10 +41,11 @@ def corpus(tmp_path_factory):
 
 
 def sa_mtimes(work: Path) -> dict[int, int]:
-    """mtime of sa.npy of every shard whose build was recorded done."""
+    """mtime of sa.npy of every shard whose build was recorded done (the suffix arrays sit in
+    the L<L> folder, beside the candidate text)."""
     out = {}
     done = {r[0] for r in db_rows(work, "SELECT shard FROM stages WHERE stage = 'build' AND shard >= 0 AND status = 'done'")}
-    for sdir in sorted((work / "substring").glob("*/shard_*")):
+    for sdir in sorted((work / "substring").glob("*/L*/shard_*")):
         k = int(sdir.name.split("_")[1])
         if k in done and (sdir / "sa.npy").exists():
             out[k] = (sdir / "sa.npy").stat().st_mtime_ns
@@ -89,10 +90,10 @@ def test_corrupt_artifacts_rebuild_just_them(cli, corpus, tmp_path):
         data[-1] ^= 0xFF
         path.write_bytes(bytes(data))
 
-    flip(folder / "shard_00002" / "sa.npy")
+    lfolder = next(folder.glob("L*"))
+    flip(lfolder / "shard_00002" / "sa.npy")
     flip(folder / "shard_00005" / "tokens.npy")
-    gid = next(folder.glob("L*")) / "shard_00001" / "gid.npy"
-    flip(gid)
+    flip(lfolder / "shard_00001" / "gid.npy")
     out.unlink()
     cli("run", "--input", inp, "--output", out, "--workdir", work, *ARGS)
     assert out.read_bytes() == ref.read_bytes()

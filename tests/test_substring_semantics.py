@@ -15,11 +15,12 @@ from sadedup import pipeline
 
 
 def run_substring(tmp: Path, docs: list[str], L: int, keep: str, drop: float, shard_tokens: int = 0,
-                  executor: str = "inline", workers: int = 1) -> Path:
+                  executor: str = "inline", workers: int = 1, prefilter: bool = True) -> Path:
     inp = write_jsonl(tmp / "in.jsonl", docs)
     work = tmp / "work"
     sets = ["stages=substring", f"substring.min_length={L}", f"substring.keep={keep}",
-            f"substring.drop_fraction={drop}", f"substring.shard_tokens={shard_tokens or 'auto'}"]
+            f"substring.drop_fraction={drop}", f"substring.shard_tokens={shard_tokens or 'auto'}",
+            f"substring.prefilter={str(prefilter).lower()}"]
     pipeline.run([inp], tmp / "out.jsonl", work, overrides=sets, executor=executor, workers=workers)
     return work
 
@@ -49,13 +50,13 @@ def check_against_reference(tmp: Path, docs: list[str], L: int, keep: str, drop:
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 25), L=st.integers(1, 12),
        keep=st.sampled_from(["first", "none"]),
        drop=st.one_of(st.sampled_from([0.8, 1.0, 0.5]), st.floats(0.01, 1.0)),
-       shard=st.integers(0, 400))
-def test_matches_reference(seed, n_docs, L, keep, drop, shard):
+       shard=st.integers(0, 400), prefilter=st.booleans())
+def test_matches_reference(seed, n_docs, L, keep, drop, shard, prefilter):
     rng = random.Random(seed)
     docs = planted_corpus(rng, n_docs)
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        run_substring(tmp, docs, L, keep, drop, shard)
+        run_substring(tmp, docs, L, keep, drop, shard, prefilter=prefilter)
         check_against_reference(tmp, docs, L, keep, drop)
 
 
@@ -95,14 +96,17 @@ def test_output_identical_for_any_shard_size(tmp_path):
     rng = random.Random(11)
     docs = planted_corpus(rng, 120, 300)
     outputs, dumps = [], []
-    for shard in (0, 2000, 500, 97):
-        tmp = tmp_path / f"s{shard}"
+    for shard, prefilter in ((0, True), (2000, True), (500, True), (97, True), (500, False)):
+        tmp = tmp_path / f"s{shard}{'' if prefilter else '_full'}"
         tmp.mkdir()
-        run_substring(tmp, docs, 10, "first", 0.8, shard_tokens=shard, executor="local", workers=2)
+        run_substring(tmp, docs, 10, "first", 0.8, shard_tokens=shard, executor="local", workers=2,
+                      prefilter=prefilter)
         outputs.append((tmp / "out.jsonl").read_bytes())
         dumps.append(db_rows(tmp / "work", "SELECT * FROM spans ORDER BY span_id")
                      + db_rows(tmp / "work", "SELECT doc_id, status, removed_tokens FROM documents"))
         shards = db_rows(tmp / "work", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
+        if not prefilter:
+            assert not any((tmp / "work" / "substring").glob("*/L10/shard_*/sa.npy"))
         if shard == 97:
             assert shards > 50
             # planted duplicates whose source sits in another shard
@@ -159,3 +163,20 @@ def test_priority_column_orders_the_visit(tmp_path):
     # a planted copy kept in a higher-priority document makes the lower one the duplicate
     assert any(prio[s[2]] is not None and (prio[d] is None or prio[s[2]] > prio[d])
                for d, ss in got.items() for s in ss)
+
+
+def test_prefilter_sorts_only_text_that_can_repeat(tmp_path):
+    """The suffix arrays cover the candidate text: far less than the corpus when little of it
+    repeats, yet every repeated window is found (the reference check)."""
+    rng = random.Random(5)
+    unique = ["".join(rng.choice("abcdefghij ") for _ in range(400)) for _ in range(40)]
+    shared = "a passage that several documents share, long enough to count. "
+    docs = [u + (shared if i % 5 == 0 else "") for i, u in enumerate(unique)]
+    work = run_substring(tmp_path, docs, 30, "first", 0.8)
+    check_against_reference(tmp_path, docs, 30, "first", 0.8)
+    total, kept = db_rows(work, "SELECT json_extract(detail, '$.tokens'), json_extract(detail, '$.candidate_tokens') "
+                                "FROM stages WHERE stage = 'candidates' AND shard = -1")[0]
+    assert total == sum(len(d) for d in docs)
+    assert kept < total / 5
+    built = db_rows(work, "SELECT sum(json_extract(detail, '$.tokens')) FROM stages WHERE stage = 'build' AND shard >= 0")
+    assert built[0][0] == kept

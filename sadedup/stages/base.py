@@ -21,6 +21,8 @@ class Context:
 
 class Stage:
     name = "stage"
+    # stages its command runs first, as one step (the build command finds the candidates)
+    runs_after: tuple[type["Stage"], ...] = ()
 
     def key(self, ctx: Context) -> str:
         """What this stage's result depends on: upstream keys and its own settings."""

@@ -19,6 +19,7 @@ from .. import faults, native
 from ..progress import bar, say
 from ..workspace import save_npy
 from .base import Context, Stage, chain
+from .candidates import Candidates
 from .tokenize import Tokenize
 
 BUILD_FILES = ("sa.npy", "lcp.npy")
@@ -45,15 +46,27 @@ def build_shard(shard_dir: str) -> dict[str, Any]:
 
 class Build(Stage):
     name = "build"
+    runs_after = (Candidates,)
+
+    @staticmethod
+    def source(ctx: Context) -> Stage:
+        """The stage whose tokens.npy each shard's arrays sort: the candidate text, or all of it."""
+        return Candidates() if Candidates().enabled(ctx) else Tokenize()
 
     def key(self, ctx: Context) -> str:
-        return chain("build", Tokenize().key(ctx))
+        return chain("build", self.source(ctx).key(ctx))
+
+    def dirs(self, ctx: Context) -> list[Path]:
+        """Per shard, the folder of the tokens sorted, where sa.npy and lcp.npy are written."""
+        src = self.source(ctx)
+        return src.out_dirs(ctx) if isinstance(src, Candidates) else src.shard_dirs(ctx)
 
     def run(self, ctx: Context) -> dict[str, Any]:
         ws = ctx.ws
         key = self.key(ctx)
-        shards = Tokenize().shard_dirs(ctx)
-        keys = [chain(key, k, ws.checksum("tokenize", k)) for k in range(len(shards))]
+        shards = self.dirs(ctx)
+        src = self.source(ctx).name
+        keys = [chain(key, k, ws.checksum(src, k)) for k in range(len(shards))]
         todo = [k for k, sdir in enumerate(shards)
                 if ctx.force or not ws.is_done(self.name, keys[k], shard=k, files=[sdir / f for f in BUILD_FILES])]
         ws.mark(self.name, key, "running")

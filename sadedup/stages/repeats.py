@@ -41,16 +41,20 @@ def valid_windows(offsets: np.ndarray, n: int, L: int) -> np.ndarray:
     return (delta[:n] > 0).view(np.uint8)
 
 
-def windows_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
-    """Task: one shard's in-document windows in suffix-array order."""
-    sdir, odir = Path(shard_dir), Path(out_dir)
+def windows_shard(shard_dir: str, build_dir: str, out_dir: str, L: int, candidates: bool) -> dict[str, Any]:
+    """Task: one shard's in-document windows in suffix-array order. Over candidate text the
+    regions take the place of documents and positions go back to the shard's."""
+    sdir, bdir, odir = Path(shard_dir), Path(build_dir), Path(out_dir)
     odir.mkdir(parents=True, exist_ok=True)
-    offsets = np.load(sdir / "offsets.npy")
+    offsets = np.load(bdir / "offsets.npy")
     n = int(offsets[-1])
-    sa = load_npy(sdir / "sa.npy")
-    lcp = load_npy(sdir / "lcp.npy")
+    sa = load_npy(bdir / "sa.npy")
+    lcp = load_npy(bdir / "lcp.npy")
     valid = valid_windows(offsets, n, L)
-    wpos, wl = native.local_windows(sa, lcp, valid, L, wpos_dtype=sa.dtype)
+    origin = load_npy(bdir / "origin.npy") if candidates and n else None
+    shard_n = int(np.load(sdir / "offsets.npy")[-1])
+    wpos, wl = native.local_windows(sa, lcp, valid, L, origin=origin,
+                                    wpos_dtype=np.int32 if shard_n < (1 << 31) else np.int64)
     save_npy(odir / "wpos.npy", wpos)
     save_npy(odir / "wl.npy", wl)
     return {"windows": len(wpos), "distinct": native.count_runs(wl, L)}
@@ -60,10 +64,19 @@ def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
     """Task: group id per token position of one shard from its per-distinct-window ids."""
     sdir, odir = Path(shard_dir), Path(out_dir)
     n = int(np.load(sdir / "offsets.npy")[-1])
-    gid = np.full(n, -1, dtype=gid_dtype)
-    native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L, load_npy(odir / "run_gid.npy"), gid)
-    save_npy(odir / "gid.npy", gid)
-    return {"repeated_windows": int(np.count_nonzero(gid >= 0))}
+    # written in place through a map: the array is as large as the shard's tokens
+    tmp = odir / "gid.npy.tmp"
+    gid = writable_npy(tmp, gid_dtype, (n,)) if n else np.zeros(0, dtype=gid_dtype)
+    gid[:] = -1
+    repeated = native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
+                              load_npy(odir / "run_gid.npy"), gid)
+    if n:
+        gid.flush()
+        del gid
+        tmp.replace(odir / "gid.npy")
+    else:
+        save_npy(odir / "gid.npy", gid)
+    return {"repeated_windows": repeated}
 
 
 class Repeats(Stage):
@@ -83,6 +96,8 @@ class Repeats(Stage):
         L = ctx.wf.substring.window
         key = self.key(ctx)
         shards = Tokenize().shard_dirs(ctx)
+        built = Build().dirs(ctx)
+        candidates = Build.source(ctx).name == "candidates"
         outs = self.out_dirs(ctx)
         wkey, mkey, gkey = chain(key, "windows"), chain(key, "merge"), chain(key, "groups")
 
@@ -108,7 +123,8 @@ class Repeats(Stage):
         todo = [k for k in range(len(shards)) if ctx.force or not windows_ok(k)]
         with bar("windows", len(shards), "shards") as b:
             b.advance(len(shards) - len(todo))
-            for i, res in ctx.executor.imap(windows_shard, [(str(shards[k]), str(outs[k]), L) for k in todo]):
+            for i, res in ctx.executor.imap(windows_shard, [(str(shards[k]), str(built[k]), str(outs[k]), L, candidates)
+                                                                 for k in todo]):
                 k = todo[i]
                 ws.mark("windows", wkeys[k], "done", shard=k, artifact=outs[k],
                         files=[outs[k] / f for f in WINDOW_FILES], **res)

@@ -53,6 +53,24 @@ def shard_tokens(wf: Workflow) -> int:
     return min(limit, INT32_LIMIT // 2)
 
 
+# Below this many tokens a shard is not worth a process and a merge stream of its own.
+MIN_SPLIT_TOKENS = 4 << 20
+# Planning estimate of UTF-8 bytes per subword token (BPE on English is about 4).
+BYTES_PER_SUBWORD = 4
+
+
+def split_shard_tokens(wf: Workflow, corpus_bytes: int | None) -> int:
+    """Tokens per shard for a corpus of `corpus_bytes` bytes of text: the budget's size, but
+    no larger than one shard per worker, so that a corpus smaller than the budget still
+    keeps every worker sorting. An explicit substring.shard_tokens is used as it is."""
+    size = shard_tokens(wf)
+    if wf.substring.shard_tokens is not None or not corpus_bytes or wf.run.n_workers < 2:
+        return size
+    tokens = corpus_bytes // (1 if wf.substring.tokenizer == "bytes" else BYTES_PER_SUBWORD)
+    # shards end at document ends: 5% slack keeps the last document from opening one more
+    return min(size, max(int(tokens / wf.run.n_workers * 1.05) + 1, MIN_SPLIT_TOKENS))
+
+
 def max_document_tokens(wf: Workflow) -> int:
     """A document longer than this cannot be built in memory even alone in its shard."""
     per_token = BUILD_BYTES_PER_TOKEN[token_width(wf)]

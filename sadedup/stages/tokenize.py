@@ -26,7 +26,7 @@ from ..store import TextStore
 from ..workspace import save_npy
 from .base import Context, Stage, chain
 from .docs import document_stages_key, substring_candidates
-from .sizing import shard_tokens
+from .sizing import split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
 BATCH_BYTES = 4 << 20
@@ -39,14 +39,18 @@ class Tokenize(Stage):
         wf = ctx.wf
         kind, _ = parse_spec(wf.substring.tokenizer)
         what = wf.substring.tokenizer_sample if kind == "train" else model_digest(wf.substring.tokenizer)
-        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, shard_tokens(wf),
+        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, self.shard_size(ctx),
                      wf.input.priority)
 
     def folder(self, ctx: Context) -> Path:
         spec = ctx.wf.substring.tokenizer
         slug = spec.replace(":", "-") if spec.startswith("train:") else \
             ("bytes" if spec == "bytes" else f"{spec[:2]}-{Path(spec[3:]).stem}")
-        return ctx.ws.root / "substring" / f"{slug}_{shard_tokens(ctx.wf)}tps_{self.key(ctx)[:8]}"
+        return ctx.ws.root / "substring" / f"{slug}_{self.shard_size(ctx)}tps_{self.key(ctx)[:8]}"
+
+    def shard_size(self, ctx: Context) -> int:
+        """Tokens per shard: from the budget, the workers and the ingested text's size."""
+        return split_shard_tokens(ctx.wf, ctx.ws.stage_detail("ingest").get("bytes"))
 
     def shard_dirs(self, ctx: Context) -> list[Path]:
         plan = json.loads((self.folder(ctx) / "shards.json").read_text())
@@ -97,7 +101,7 @@ class Tokenize(Stage):
                 self._shards_whole(ctx, key, folder):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running", artifact=folder)
-        size = shard_tokens(wf)
+        size = self.shard_size(ctx)
         store = TextStore(ws.root)
         doc_ids = self.visiting_order(ctx)
         folder.mkdir(parents=True, exist_ok=True)

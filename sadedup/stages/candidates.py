@@ -1,0 +1,193 @@
+"""Candidates: the parts of each shard that can hold a repeated L-window, so that suffix
+arrays are built over those parts only (`substring.prefilter`, on by default).
+
+Winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003). Every L-window holds w = L-k+1
+k-grams; its *anchor* is the one with the smallest hash, the leftmost on ties. The anchor
+depends on the window's tokens alone, so two equal windows at p != q have anchors at
+p+r and q+r with the same hash. A window containing the k-gram at a starts in
+[a+k-L, a], so
+
+    every window that occurs twice lies inside [a+k-L, a+L) of an anchor a whose hash
+    is carried by two or more anchor positions of the corpus.
+
+The candidate text of a shard is the union of those intervals, cut at document ends. It
+holds every repeated window whole, so the groups found in it are exactly those of the full
+text; a hash collision only keeps more text, never less. Anchors are about 2/(w+1) of the
+positions, so counting their hashes across shards is cheap next to a suffix sort; with
+k = 2L/3 (w = 34 for L=100) that is about 6%.
+
+1. Per shard (parallel, native): anchors in text order, anchors_{pos,hash}.npy.
+2. Across shards: the hashes carried by two or more anchors, sorted: repeated.npy, taken
+   a hash range at a time, sized to the memory budget.
+3. Per shard (parallel, native): the candidate regions and their tokens, in order:
+   tokens.npy (what Build sorts), origin.npy (each candidate token's position in the
+   shard) and offsets.npy (region bounds; a window never crosses one).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import native
+from ..progress import bar, say
+from ..workspace import load_npy, save_npy, writable_npy
+from .base import Context, Stage, chain
+from .sizing import usable_budget
+from .tokenize import Tokenize
+
+ANCHOR_FILES = ("anchors_hash.npy", "anchors_pos.npy")
+CANDIDATE_FILES = ("tokens.npy", "origin.npy", "offsets.npy")
+
+
+def anchor_length(L: int) -> int:
+    """k for windows of L tokens: long k-grams repeat by chance less often (fewer false
+    candidates), short ones give sparser anchors; 2L/3 balances the two."""
+    return max(1, (2 * L) // 3)
+
+
+def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
+    """Task: one shard's anchors, sorted by hash."""
+    sdir, odir = Path(shard_dir), Path(out_dir)
+    odir.mkdir(parents=True, exist_ok=True)
+    pos, hashes = native.anchors(load_npy(sdir / "tokens.npy"), np.load(sdir / "offsets.npy"), anchor_length(L), L)
+    save_npy(odir / "anchors_hash.npy", hashes)
+    save_npy(odir / "anchors_pos.npy", pos)
+    return {"anchors": len(pos)}
+
+
+def repeated_hashes(hash_files: list[Path], memory: int) -> np.ndarray:
+    """Sorted distinct hashes that occur at least twice over all the files, read a range of
+    the hashes' top bits at a time so that at most about `memory` bytes are held."""
+    arrays = [load_npy(p) for p in hash_files]
+    total = sum(len(a) for a in arrays)
+    # a part holds its hashes, their sorted copy and the comparison flags: ~24 bytes each
+    bits = 0
+    while total * 24 >> bits > max(memory, 1) and bits < 16:
+        bits += 1
+    found = []
+    for part in range(1 << bits):
+        if bits:
+            chunk = [a[(a >> np.uint64(64 - bits)) == part] for a in arrays]
+        else:
+            chunk = [np.asarray(a) for a in arrays]
+        h = np.sort(np.concatenate(chunk)) if chunk else np.zeros(0, np.uint64)
+        same = h[1:] == h[:-1]
+        found.append(np.unique(h[1:][same]))
+    return np.concatenate(found) if found else np.zeros(0, np.uint64)
+
+
+def candidate_shard(shard_dir: str, out_dir: str, repeated_path: str, L: int) -> dict[str, Any]:
+    """Task: one shard's candidate regions, their tokens and where each token came from."""
+    sdir, odir = Path(shard_dir), Path(out_dir)
+    tokens = load_npy(sdir / "tokens.npy")
+    offsets = np.load(sdir / "offsets.npy").astype(np.int64)
+    repeated = load_npy(Path(repeated_path))
+    hit = native.member(load_npy(odir / "anchors_hash.npy"), repeated)
+    anchors = load_npy(odir / "anchors_pos.npy")[hit]
+    starts, ends = native.regions(anchors, offsets, anchor_length(L), L)
+    lengths = ends - starts
+    region_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=region_offsets[1:])
+    m = int(region_offsets[-1])
+    tmp = {f: odir / f"{f}.tmp" for f in ("tokens.npy", "origin.npy")}
+    if m:
+        out = writable_npy(tmp["tokens.npy"], tokens.dtype, (m,))
+        origin = writable_npy(tmp["origin.npy"], np.int32 if len(tokens) < (1 << 31) else np.int64, (m,))
+        native.gather_regions(tokens, starts, ends, out, origin)
+        out.flush()
+        origin.flush()
+        del out, origin
+        for f, p in tmp.items():
+            p.replace(odir / f)
+    else:
+        save_npy(odir / "tokens.npy", np.zeros(0, dtype=tokens.dtype))
+        save_npy(odir / "origin.npy", np.zeros(0, dtype=np.int32))
+    save_npy(odir / "offsets.npy", region_offsets)
+    return {"tokens": len(tokens), "candidate_tokens": m, "regions": len(starts),
+            "repeated_anchors": int(np.count_nonzero(hit))}
+
+
+class Candidates(Stage):
+    name = "candidates"
+
+    def key(self, ctx: Context) -> str:
+        return chain("candidates", Tokenize().key(ctx), ctx.wf.substring.window,
+                     anchor_length(ctx.wf.substring.window))
+
+    def enabled(self, ctx: Context) -> bool:
+        return ctx.wf.substring.prefilter
+
+    def out_dirs(self, ctx: Context) -> list[Path]:
+        folder = Tokenize().folder(ctx) / f"L{ctx.wf.substring.window}"
+        return [folder / s.name for s in Tokenize().shard_dirs(ctx)]
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        if not self.enabled(ctx):
+            return {"skipped": "substring.prefilter is off: suffix arrays cover all the text"}
+        ws = ctx.ws
+        L = ctx.wf.substring.window
+        key = self.key(ctx)
+        shards = Tokenize().shard_dirs(ctx)
+        outs = self.out_dirs(ctx)
+        folder = outs[0].parent if outs else Tokenize().folder(ctx)
+        repeated_path = folder / "repeated.npy"
+        akeys = [chain(key, "anchors", k, ws.checksum("tokenize", k)) for k in range(len(shards))]
+
+        def anchors_ok(k: int) -> bool:
+            return ws.is_done("anchors", akeys[k], shard=k, files=[outs[k] / f for f in ANCHOR_FILES])
+
+        def repeated_key() -> str:
+            return chain(key, "repeated", [ws.checksum("anchors", k) for k in range(len(shards))])
+
+        def cand_key(k: int) -> str:
+            return chain(key, k, ws.checksum("tokenize", k), ws.checksum("repeated"))
+
+        def cand_ok(k: int) -> bool:
+            return ws.is_done(self.name, cand_key(k), shard=k, files=[outs[k] / f for f in CANDIDATE_FILES])
+
+        if not ctx.force and ws.is_done(self.name, key) and \
+                ws.is_done("repeated", repeated_key(), files=[repeated_path]) and \
+                all(cand_ok(k) for k in range(len(shards))):
+            return ws.stage_detail(self.name) | {"skipped": True}
+        ws.mark(self.name, key, "running", artifact=folder)
+        t0 = time.perf_counter()
+        todo = [k for k in range(len(shards)) if ctx.force or not anchors_ok(k)]
+        with bar("anchors", len(shards), "shards") as b:
+            b.advance(len(shards) - len(todo))
+            for i, res in ctx.executor.imap(anchor_shard, [(str(shards[k]), str(outs[k]), L) for k in todo]):
+                k = todo[i]
+                ws.mark("anchors", akeys[k], "done", shard=k, artifact=outs[k],
+                        files=[outs[k] / f for f in ANCHOR_FILES], **res)
+                b.advance()
+        t1 = time.perf_counter()
+        if todo or ctx.force or not ws.is_done("repeated", repeated_key(), files=[repeated_path]):
+            folder.mkdir(parents=True, exist_ok=True)
+            repeated = repeated_hashes([o / "anchors_hash.npy" for o in outs], usable_budget(ctx.wf) // 2)
+            save_npy(repeated_path, repeated)
+            ws.mark("repeated", repeated_key(), "done", files=[repeated_path], artifact=folder,
+                    hashes=len(repeated))
+        t2 = time.perf_counter()
+        redo = [k for k in range(len(shards)) if ctx.force or not cand_ok(k)]
+        with bar("candidate text", len(shards), "shards") as b:
+            b.advance(len(shards) - len(redo))
+            for i, res in ctx.executor.imap(candidate_shard, [(str(shards[k]), str(outs[k]), str(repeated_path), L)
+                                                                for k in redo]):
+                k = redo[i]
+                ws.mark(self.name, cand_key(k), "done", shard=k, artifact=outs[k],
+                        files=[outs[k] / f for f in CANDIDATE_FILES], **res)
+                b.advance()
+        per_shard = [ws.stage_detail(self.name, k) for k in range(len(shards))]
+        tokens = sum(d.get("tokens", 0) for d in per_shard)
+        kept = sum(d.get("candidate_tokens", 0) for d in per_shard)
+        detail = {"tokens": tokens, "candidate_tokens": kept, "k": anchor_length(L), "L": L,
+                  "anchors": sum(ws.stage_detail("anchors", k).get("anchors", 0) for k in range(len(shards))),
+                  "anchors_rebuilt": len(todo), "candidates_rebuilt": len(redo),
+                  "anchors_seconds": round(t1 - t0, 3), "repeated_seconds": round(t2 - t1, 3),
+                  "seconds": round(time.perf_counter() - t0, 3)}
+        ws.mark(self.name, key, "done", artifact=folder, **detail)
+        say(f"candidates: {kept} of {tokens} tokens ({kept / max(tokens, 1):.1%}) can hold a repeated "
+            f"{L}-token window")
+        return detail

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
@@ -65,6 +66,11 @@ class Writer:
         return obj
 
 
+# stands for the text while the rest of a row is encoded (private-use code points)
+_MARK = "\ue000sadedup:text\ue001"
+_MARK_JSON = json.dumps(_MARK, ensure_ascii=False)
+
+
 class JsonlWriter(Writer):
     def __init__(self, path: Path, text_field: str, compression: str | None) -> None:
         super().__init__(path, text_field)
@@ -83,13 +89,25 @@ class JsonlWriter(Writer):
         if text is None and rec.raw is not None:
             line = rec.raw
         else:
-            line = json.dumps(self._row(rec, text), ensure_ascii=False, default=_json_value).encode("utf-8")
+            line = self._encode(self._row(rec, text))
         try:
             self.f.write(line)
             self.f.write(b"\n")
         except OSError as e:
             raise note_path(e, self.tmp)
         self.rows += 1
+
+    def _encode(self, row: dict) -> bytes:
+        """json.dumps(row, ensure_ascii=False), byte for byte, but the text (most of the
+        bytes) is escaped by orjson: the same escapes for every code point, 10x faster."""
+        text = row.get(self.text_field)
+        if not isinstance(text, str) or len(text) < 1024:
+            return json.dumps(row, ensure_ascii=False, default=_json_value).encode("utf-8")
+        head = json.dumps({**row, self.text_field: _MARK}, ensure_ascii=False, default=_json_value)
+        i = head.find(_MARK_JSON)
+        if i < 0 or head.find(_MARK_JSON, i + 1) >= 0:  # the marker inside another field
+            return json.dumps(row, ensure_ascii=False, default=_json_value).encode("utf-8")
+        return b"".join((head[:i].encode("utf-8"), orjson.dumps(text), head[i + len(_MARK_JSON):].encode("utf-8")))
 
     def close(self) -> None:
         try:

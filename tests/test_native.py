@@ -189,3 +189,21 @@ def test_count_chars_matches_decoding(text, data):
     assert got.tolist() == [sum(1 for c in raw[cuts[0]:cuts[1]] if c & 0xC0 != 0x80)]
     with pytest.raises(ValueError):
         native.count_chars(T, np.array([0]), np.array([len(raw) + 1]))
+
+
+@settings(max_examples=50, deadline=None)
+@given(shards=st.lists(st.lists(st.integers(0, M64), max_size=80), min_size=1, max_size=4),
+       memory=st.sampled_from([1, 200, 10**9]))
+def test_repeated_hashes_by_parts(tmp_path_factory, shards, memory):
+    from collections import Counter
+
+    from sadedup.stages.candidates import repeated_hashes
+    from sadedup.workspace import save_npy
+
+    d = tmp_path_factory.mktemp("h")
+    files = []
+    for i, xs in enumerate(shards):
+        save_npy(d / f"{i}.npy", np.sort(np.array(xs, dtype=np.uint64)))
+        files.append(d / f"{i}.npy")
+    count = Counter(x for xs in shards for x in xs)
+    assert repeated_hashes(files, memory).tolist() == sorted(x for x, c in count.items() if c >= 2)

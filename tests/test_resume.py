@@ -40,6 +40,10 @@ def corpus(tmp_path_factory):
     return inp, ref, dump(d / "refwork")
 
 
+def ref_shards(work: Path) -> list[int]:
+    return [r[0] for r in db_rows(work, "SELECT shard FROM stages WHERE stage = 'candidates' AND shard >= 0")]
+
+
 def sa_mtimes(work: Path) -> dict[int, int]:
     """mtime of sa.npy of every shard whose build was recorded done (the suffix arrays sit in
     the L<L> folder, beside the candidate text)."""
@@ -52,7 +56,8 @@ def sa_mtimes(work: Path) -> dict[int, int]:
     return out
 
 
-@pytest.mark.parametrize("point", ["ingest.row:100", "tokenize.shard:4", "build.shard:4", "repeats.merge",
+@pytest.mark.parametrize("point", ["ingest.row:100", "tokenize.shard:4", "candidates.shard:4", "build.shard:4",
+                                   "repeats.merge",
                                    "remove.db", "export.row:120"])
 def test_killed_then_rerun_is_identical(cli, corpus, tmp_path, point):
     inp, ref, ref_dump = corpus
@@ -71,6 +76,10 @@ def test_killed_then_rerun_is_identical(cli, corpus, tmp_path, point):
         assert len(before) >= 3
         assert db_rows(work, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'build' "
                              "AND shard = -1")[0][0] >= 3
+    if point.startswith("candidates"):
+        assert db_rows(work, "SELECT json_extract(detail, '$.candidates_rebuilt'), json_extract(detail, "
+                             "'$.anchors_rebuilt') FROM stages WHERE stage = 'candidates' AND shard = -1")[0] == (
+            len(ref_shards(work)) - 4, 0)
     if point.startswith("tokenize"):
         assert db_rows(work, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'tokenize' "
                              "AND shard = -1")[0][0] >= 4

@@ -16,9 +16,10 @@ text; a hash collision only keeps more text, never less. Anchors are about 2/(w+
 positions, so counting their hashes across shards is cheap next to a suffix sort; with
 k = 2L/3 (w = 34 for L=100) that is about 6%.
 
-1. Per shard (parallel, native): anchors in text order, anchors_{pos,hash}.npy.
-2. Across shards: the hashes carried by two or more anchors, sorted: repeated.npy, taken
-   a hash range at a time, sized to the memory budget.
+1. Per shard (parallel, native): anchors in text order, anchors_{pos,hash}.npy, and their
+   hashes sorted, anchors_sorted.npy.
+2. Across shards: the hashes carried by two or more anchors, sorted: repeated.npy, by
+   merging the shards' sorted hashes a range of top bits at a time (sized to the budget).
 3. Per shard (parallel, native): the candidate regions and their tokens, in order:
    tokens.npy (what Build sorts), origin.npy (each candidate token's position in the
    shard) and offsets.npy (region bounds; a window never crosses one).
@@ -31,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import native
+from .. import faults, native
 from ..progress import bar, say
 from ..workspace import load_npy, save_npy, writable_npy
 from .base import Context, Stage, chain
 from .sizing import usable_budget
 from .tokenize import Tokenize
 
-ANCHOR_FILES = ("anchors_hash.npy", "anchors_pos.npy")
+ANCHOR_FILES = ("anchors_hash.npy", "anchors_pos.npy", "anchors_sorted.npy")
 CANDIDATE_FILES = ("tokens.npy", "origin.npy", "offsets.npy")
 
 
@@ -55,27 +56,34 @@ def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     pos, hashes = native.anchors(load_npy(sdir / "tokens.npy"), np.load(sdir / "offsets.npy"), anchor_length(L), L)
     save_npy(odir / "anchors_hash.npy", hashes)
     save_npy(odir / "anchors_pos.npy", pos)
+    hashes.sort()  # here, in parallel, so the driver only merges sorted runs
+    save_npy(odir / "anchors_sorted.npy", hashes)
     return {"anchors": len(pos)}
 
 
-def repeated_hashes(hash_files: list[Path], memory: int) -> np.ndarray:
-    """Sorted distinct hashes that occur at least twice over all the files, read a range of
-    the hashes' top bits at a time so that at most about `memory` bytes are held."""
-    arrays = [load_npy(p) for p in hash_files]
+def repeated_hashes(sorted_files: list[Path], memory: int) -> np.ndarray:
+    """Sorted distinct hashes that occur at least twice over all the files (each sorted),
+    merged a range of the hashes' top bits at a time so that at most about `memory` bytes
+    are held."""
+    arrays = [load_npy(p) for p in sorted_files]
     total = sum(len(a) for a in arrays)
-    # a part holds its hashes, their sorted copy and the comparison flags: ~24 bytes each
+    # a part holds its hashes, their merged copy and the comparison flags: ~24 bytes each
     bits = 0
     while total * 24 >> bits > max(memory, 1) and bits < 16:
         bits += 1
     found = []
     for part in range(1 << bits):
-        if bits:
-            chunk = [a[(a >> np.uint64(64 - bits)) == part] for a in arrays]
-        else:
-            chunk = [np.asarray(a) for a in arrays]
-        h = np.sort(np.concatenate(chunk)) if chunk else np.zeros(0, np.uint64)
-        same = h[1:] == h[:-1]
-        found.append(np.unique(h[1:][same]))
+        chunk = []
+        for a in arrays:
+            lo = np.searchsorted(a, np.uint64(part << (64 - bits))) if bits else 0
+            hi = np.searchsorted(a, np.uint64((part + 1) << (64 - bits))) if bits and part + 1 < (1 << bits) \
+                else len(a)
+            chunk.append(np.asarray(a[lo:hi]))
+        h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
+        if len(chunk) > 1:
+            h.sort(kind="stable")  # timsort: merges the shards' sorted runs in linear passes
+        dup = h[1:][h[1:] == h[:-1]]
+        found.append(dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup)
     return np.concatenate(found) if found else np.zeros(0, np.uint64)
 
 
@@ -165,7 +173,7 @@ class Candidates(Stage):
         t1 = time.perf_counter()
         if todo or ctx.force or not ws.is_done("repeated", repeated_key(), files=[repeated_path]):
             folder.mkdir(parents=True, exist_ok=True)
-            repeated = repeated_hashes([o / "anchors_hash.npy" for o in outs], usable_budget(ctx.wf) // 2)
+            repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs], usable_budget(ctx.wf) // 2)
             save_npy(repeated_path, repeated)
             ws.mark("repeated", repeated_key(), "done", files=[repeated_path], artifact=folder,
                     hashes=len(repeated))
@@ -178,6 +186,7 @@ class Candidates(Stage):
                 k = redo[i]
                 ws.mark(self.name, cand_key(k), "done", shard=k, artifact=outs[k],
                         files=[outs[k] / f for f in CANDIDATE_FILES], **res)
+                faults.point("candidates.shard")
                 b.advance()
         per_shard = [ws.stage_detail(self.name, k) for k in range(len(shards))]
         tokens = sum(d.get("tokens", 0) for d in per_shard)

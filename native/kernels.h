@@ -83,10 +83,10 @@ typedef struct {
     int64_t *run_gid; /* out: one group id per distinct window of the shard, -1 if unique */
 } sd_stream;
 
-/* k-way merge of the shards' sorted windows into global groups of equal windows. Each
- * head's common prefix with the last group is carried along (from the shards' wl), so
- * tokens are only read where two heads tie on it, and never more than L per pair: the
- * merge is linear in the windows plus the tokens that genuinely need comparing. Every
+/* k-way merge of the shards' sorted windows into global groups of equal windows, on an
+ * LCP loser tree: common prefixes are carried along (from the shards' wl), so tokens are
+ * only read where two heads tie on theirs, never more than L per pair, and each window
+ * costs log k steps. Every
  * group that occurs at least twice in the corpus gets a dense id, in lexicographic order;
  * a window that occurs once gets -1. Returns the number of groups, or -1 on OOM. */
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);

@@ -1,12 +1,12 @@
 #include <stdlib.h>
+#include <string.h>
 #include "kernels.h"
 
 /* A stream's head: the distinct window at wpos[i], whose run of equal windows ends before
- * index `end`; `run` is its ordinal among the shard's distinct windows; `c` its common
- * prefix with the last group the merge emitted. */
+ * index `end`; `run` is its ordinal among the shard's distinct windows. */
 typedef struct {
     sd_stream *s;
-    int64_t i, end, run, c, d;
+    int64_t i, end, run;
 } head;
 
 static void load(head *h, int64_t L) {
@@ -24,6 +24,21 @@ static int64_t extend(const head *a, const head *b, int64_t from, int es, int64_
     int64_t pa = pos(a), pb = pos(b), k = from;
     if (es == 1) {
         const uint8_t *x = ta + pa, *y = tb + pb;
+        /* 8 bytes at a time while the window has them: equal windows are compared to L */
+        while (k + 8 <= L) {
+            uint64_t u, v;
+            memcpy(&u, x + k, 8);
+            memcpy(&v, y + k, 8);
+            if (u != v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+                k += __builtin_clzll(u ^ v) / 8; /* the first differing byte */
+#else
+                k += __builtin_ctzll(u ^ v) / 8;
+#endif
+                break;
+            }
+            k += 8;
+        }
         while (k < L && x[k] == y[k]) k++;
         *sign = k == L ? 0 : (x[k] < y[k] ? -1 : 1);
         return k;
@@ -37,78 +52,110 @@ static int64_t extend(const head *a, const head *b, int64_t from, int es, int64_
     return L;
 }
 
+/* Order of two heads from a known common prefix `from`, a finished stream last: returns <0,
+ * 0 or >0 and their full common prefix (<= L) in *lcp. */
+static int order(const head *a, const head *b, int64_t from, int es, int64_t L, int64_t *lcp) {
+    if (a->i >= a->s->nw || b->i >= b->s->nw) {
+        *lcp = 0;
+        return (a->i >= a->s->nw) - (b->i >= b->s->nw);
+    }
+    int sign;
+    *lcp = extend(a, b, from, es, L, &sign);
+    return sign;
+}
+
+static inline int finished(const head *h) { return h->i >= h->s->nw; }
+
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
-    head *h = calloc((size_t)(k ? k : 1), sizeof(head));
-    head **act = calloc((size_t)(k ? k : 1), sizeof(head *));
-    int64_t *sw = calloc((size_t)(k ? k : 1), sizeof(int64_t));
-    if (!h || !act || !sw) { free(h); free(act); free(sw); return -1; }
-    int m = 0;
-    for (int s = 0; s < k; s++) {
-        h[s].s = &streams[s];
-        if (streams[s].nw > 0) {
-            load(&h[s], L);
-            act[m++] = &h[s];
-        }
+    /* A loser tree over the streams' heads that carries common prefixes (the LCP loser tree
+     * of Bingmann, Eberle and Sanders): node v keeps the head that lost there and its common
+     * prefix with the head that won there. A new head of the stream that won the last round
+     * rises from its leaf knowing its common prefix with that winner (the shard's wl), and
+     * every loser on its path knows its own with the same winner: the larger prefix is the
+     * smaller window, and tokens are read only when the two are equal. log k steps a window,
+     * not k. Consecutive winners whose common prefix reaches L form one group. */
+    int K = 1;
+    while (K < k) K <<= 1;
+    head *h = calloc((size_t)K, sizeof(head));
+    int *loser = calloc((size_t)K, sizeof(int)), *win = calloc((size_t)(2 * K), sizeof(int));
+    int64_t *llcp = calloc((size_t)K, sizeof(int64_t));
+    int *gs = calloc((size_t)K, sizeof(int));
+    int64_t *gr = calloc((size_t)K, sizeof(int64_t));
+    sd_stream *none = calloc(1, sizeof(sd_stream)); /* padding leaves: finished from the start */
+    if (!h || !loser || !win || !llcp || !gs || !gr || !none) {
+        free(h); free(loser); free(win); free(llcp); free(gs); free(gr); free(none);
+        return -1;
     }
-    int64_t G = 0;
-    while (m > 0) {
-        /* Scan the heads in shard order. All heads are greater than the last group, and a
-         * head that shares more of it is smaller; ties on that are settled on the tokens.
-         * d = common prefix with the current best; when a new best takes over with common
-         * prefix x, every head scanned before it keeps min(d, x): sw[] logs those x so one
-         * backward pass settles them in O(k). */
-        int best = 0;
-        act[0]->d = L;
-        sw[0] = L;
-        for (int j = 1; j < m; j++) {
-            head *a = act[j], *b = act[best];
-            sw[j] = L;
-            if (a->c > b->c) {
-                a->d = L;
-                sw[j] = b->c;
-                best = j;
-            } else if (a->c < b->c) {
-                a->d = a->c;
+    for (int s = 0; s < K; s++) {
+        h[s].s = s < k ? &streams[s] : none;
+        if (!finished(&h[s])) load(&h[s], L);
+        win[K + s] = s;
+    }
+    for (int v = K - 1; v >= 1; v--) { /* every head's prefix with the empty string is 0 */
+        int a = win[2 * v], b = win[2 * v + 1];
+        int64_t l;
+        int sign = order(&h[a], &h[b], 0, es, L, &l);
+        int a_wins = sign < 0 || (sign == 0 && a < b);
+        win[v] = a_wins ? a : b;
+        loser[v] = a_wins ? b : a;
+        llcp[v] = l;
+    }
+    int w = win[1];
+    int64_t wh = 0, G = 0, gcount = 0;
+    int gn = 0;
+    while (!finished(&h[w])) {
+        if (gn > 0 && wh < L) { /* the group before this window is complete */
+            int64_t id = gcount >= 2 ? G++ : -1;
+            for (int j = 0; j < gn; j++) h[gs[j]].s->run_gid[gr[j]] = id;
+            gn = 0;
+            gcount = 0;
+        }
+        head *a = &h[w];
+        gs[gn] = w;
+        gr[gn++] = a->run;
+        gcount += a->end - a->i;
+        a->i = a->end;
+        a->run++;
+        int x = w;
+        int64_t xh = 0;
+        if (!finished(a)) {
+            xh = a->s->wl[a->i];
+            load(a, L);
+            /* the stream's window after this one will be compared where it leaves this one:
+             * start fetching those tokens a round early */
+            for (int64_t j = a->end; j < a->end + 2 && j < a->s->nw; j++)
+                __builtin_prefetch(a->s->T + (idx_at(a->s->wpos, j, a->s->wpos64) + a->s->wl[j]) * es);
+        }
+        for (int v = (K + w) >> 1; v >= 1; v >>= 1) {
+            int y = loser[v];
+            int64_t yh = llcp[v];
+            int x_wins;
+            if (finished(&h[x]) || finished(&h[y])) {
+                x_wins = !finished(&h[x]);
+                if (!x_wins) xh = yh;
+                llcp[v] = 0;
+            } else if (xh != yh) {
+                x_wins = xh > yh; /* more in common with the last winner: smaller */
+                llcp[v] = x_wins ? yh : xh;
+                if (!x_wins) xh = yh;
             } else {
-                int sign;
-                int64_t x = extend(a, b, a->c, es, L, &sign);
-                if (sign >= 0) {
-                    a->d = x;
-                } else {
-                    a->d = L;
-                    sw[j] = x;
-                    best = j;
-                }
+                int64_t l;
+                int sign = order(&h[x], &h[y], xh, es, L, &l);
+                x_wins = sign < 0 || (sign == 0 && x < y);
+                llcp[v] = l;
+            }
+            if (!x_wins) {
+                loser[v] = x;
+                x = y;
             }
         }
-        int64_t low = L;
-        for (int j = m - 1; j >= 0; j--) {
-            int64_t dj = act[j]->d < low ? act[j]->d : low;
-            if (sw[j] < low) low = sw[j];
-            act[j]->d = dj;
-        }
-        /* The group: the best and every head equal to it. */
-        int64_t count = 0;
-        for (int j = 0; j < m; j++)
-            if (act[j]->d >= L) count += act[j]->end - act[j]->i;
-        int64_t id = count >= 2 ? G++ : -1;
-        int w = 0;
-        for (int j = 0; j < m; j++) {
-            head *a = act[j];
-            if (a->d >= L) {
-                a->s->run_gid[a->run] = id;
-                a->i = a->end;
-                a->run++;
-                if (a->i >= a->s->nw) continue;
-                a->c = a->s->wl[a->i];
-                load(a, L);
-            } else {
-                a->c = a->d;
-            }
-            act[w++] = a;
-        }
-        m = w;
+        w = x;
+        wh = xh;
     }
-    free(h); free(act); free(sw);
+    if (gn > 0) {
+        int64_t id = gcount >= 2 ? G++ : -1;
+        for (int j = 0; j < gn; j++) h[gs[j]].s->run_gid[gr[j]] = id;
+    }
+    free(h); free(loser); free(win); free(llcp); free(gs); free(gr); free(none);
     return G;
 }

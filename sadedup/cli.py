@@ -140,7 +140,9 @@ def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None
 
 @app.command()
 def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
-    """Build each shard's suffix array and LCP array (.npy); finished shards are kept on rerun."""
+    """Find each shard's candidate text (the regions that can hold a repeated window) and build its
+    suffix array and LCP array (.npy); finished shards are kept on rerun. With
+    --set substring.prefilter=false the arrays cover all of each shard's text."""
     print_detail(pipeline.build(workdir, _sets(set, memory_budget, workers), executor))
 
 

@@ -50,7 +50,7 @@ def anchor_length(L: int) -> int:
 
 
 def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
-    """Task: one shard's anchors, sorted by hash."""
+    """Task: one shard's anchors in text order, and their hashes sorted."""
     sdir, odir = Path(shard_dir), Path(out_dir)
     odir.mkdir(parents=True, exist_ok=True)
     pos, hashes = native.anchors(load_npy(sdir / "tokens.npy"), np.load(sdir / "offsets.npy"), anchor_length(L), L)

@@ -13,6 +13,7 @@ inward to whole characters. Results go to the database: `spans` and `documents`.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,24 @@ def _group_state(path: Path, groups: int, budget: int) -> np.ndarray:
     return arr
 
 
+@dataclass
+class _Shards:
+    """Where every document sits: per shard its folder, token offsets and doc_ids, and the
+    same flattened over the corpus (global token starts), to map a position to a document."""
+    dirs: list[Path]
+    offsets: list[np.ndarray]
+    doc_ids: list[np.ndarray]
+
+    def __post_init__(self) -> None:
+        sizes = np.array([int(o[-1]) for o in self.offsets], dtype=np.int64)
+        self.bases = np.concatenate(([0], np.cumsum(sizes)))
+        none = [np.zeros(0, np.int64)]
+        self.gstarts = np.concatenate([o[:-1] + self.bases[k] for k, o in enumerate(self.offsets)] + none)
+        self.gdoc = np.concatenate(self.doc_ids + none)
+        self.gshard = np.concatenate([np.full(len(d), k) for k, d in enumerate(self.doc_ids)] + none)
+        self.glocal = np.concatenate([np.arange(len(d)) for d in self.doc_ids] + none)
+
+
 class Remove(Stage):
     name = "remove"
 
@@ -52,25 +71,29 @@ class Remove(Stage):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running")
         t0 = time.perf_counter()
+        dirs = Tokenize().shard_dirs(ctx)
+        shards = _Shards(dirs, [np.load(s / "offsets.npy") for s in dirs], [np.load(s / "docs.npy") for s in dirs])
+        per_shard = self._select(ctx, shards)
+        cols, removed_chars = self._spans(ctx, shards, per_shard)
+        detail = self._record(ws, shards, per_shard, cols, removed_chars)
+        detail |= {"keep": wf.substring.keep, "seconds": round(time.perf_counter() - t0, 3)}
+        ws.mark(self.name, key, "done", **detail)
+        share = detail["removed_tokens"] / max(detail["tokens"], 1)
+        say(f"remove: {detail['spans']} span(s), {detail['removed_tokens']} of {detail['tokens']} tokens "
+            f"({share:.1%}); {detail['cut']} document(s) cut, {detail['dropped']} dropped over "
+            f"drop_fraction={wf.substring.drop_fraction}")
+        return detail
+
+    @staticmethod
+    def _select(ctx: Context, shards: _Shards) -> list[tuple]:
+        """The keep rule and the drop rule, shard after shard in document order (native):
+        per shard, removed tokens and dropped flag per document, and its spans."""
+        wf = ctx.wf
         L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
-        tok = Tokenize().tokenizer(ctx)
-        store = TextStore(ws.root)
-        shards = Tokenize().shard_dirs(ctx)
         outs = Repeats().out_dirs(ctx)
-        groups = ws.stage_detail("repeats")["groups"]
+        groups = ctx.ws.stage_detail("repeats")["groups"]
         scratch = Repeats().folder(ctx) / "group_state.npy"
         budget = usable_budget(wf)
-
-        offsets = [np.load(s / "offsets.npy") for s in shards]
-        doc_ids = [np.load(s / "docs.npy") for s in shards]
-        sizes = np.array([int(o[-1]) for o in offsets], dtype=np.int64)
-        bases = np.concatenate(([0], np.cumsum(sizes)))
-        # global token start of every document, to map a global position to (doc, offset)
-        gstarts = np.concatenate([o[:-1] + bases[k] for k, o in enumerate(offsets)] + [np.zeros(0, np.int64)])
-        gdoc = np.concatenate(doc_ids + [np.zeros(0, np.int64)])
-        gshard = np.concatenate([np.full(len(d), k) for k, d in enumerate(doc_ids)] + [np.zeros(0, np.int64)])
-        glocal = np.concatenate([np.arange(len(d)) for d in doc_ids] + [np.zeros(0, np.int64)])
-
         per_shard = []
         if keep == "first":
             src = _group_state(scratch, groups, budget)
@@ -78,40 +101,51 @@ class Remove(Stage):
             first = _group_state(scratch, groups, budget // 2)
             second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
             for k, o in enumerate(outs):
-                native.first_two(load_npy(o / "gid.npy"), int(bases[k]), first, second)
-        with bar("remove", len(shards), "shards") as b:
+                native.first_two(load_npy(o / "gid.npy"), int(shards.bases[k]), first, second)
+        with bar("remove", len(outs), "shards") as b:
             for k, o in enumerate(outs):
                 gid = load_npy(o / "gid.npy")
                 if keep == "first":
-                    res = native.select_first(gid, offsets[k], L, drop, int(bases[k]), src)
+                    res = native.select_first(gid, shards.offsets[k], L, drop, int(shards.bases[k]), src)
                 else:
-                    res = native.select_none(gid, offsets[k], L, drop, int(bases[k]), first, second)
+                    res = native.select_none(gid, shards.offsets[k], L, drop, int(shards.bases[k]), first, second)
                 per_shard.append(res)
                 b.advance()
         for p in (scratch, scratch.with_name("group_state2.npy")):
             p.unlink(missing_ok=True)
+        return per_shard
 
-        # spans, shard by shard, with character offsets and their sources
+    def _spans(self, ctx: Context, shards: _Shards, per_shard: list[tuple]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The spans' columns (doc_id, tokens, characters, and the source of each: document,
+        token offset, characters), and the characters removed per document, per shard."""
+        tok = Tokenize().tokenizer(ctx)
+        store = TextStore(ctx.ws.root)
+        none = [np.zeros(0, np.int64)]
         span_cols: list[list[np.ndarray]] = [[] for _ in range(9)]
-        removed_chars = [np.zeros(len(d), np.int64) for d in doc_ids]
-        src_pos_all = np.concatenate([r[2][3] for r in per_shard] + [np.zeros(0, np.int64)])
-        src_idx = np.searchsorted(gstarts, src_pos_all, side="right") - 1
-        src_off = src_pos_all - gstarts[src_idx] if len(src_idx) else src_pos_all
-        src_chars = self._source_chars(tok, store, shards, offsets, doc_ids, gshard, glocal, src_idx, src_off,
-                                       np.concatenate([r[2][2] - r[2][1] for r in per_shard] + [np.zeros(0, np.int64)]))
+        removed_chars = [np.zeros(len(d), np.int64) for d in shards.doc_ids]
+        src_pos_all = np.concatenate([r[2][3] for r in per_shard] + none)
+        src_idx = np.searchsorted(shards.gstarts, src_pos_all, side="right") - 1
+        src_off = src_pos_all - shards.gstarts[src_idx] if len(src_idx) else src_pos_all
+        src_chars = self._source_chars(tok, store, shards, src_idx, src_off,
+                                       np.concatenate([r[2][2] - r[2][1] for r in per_shard] + none))
         at = 0
-        for k, (removed, dropped, (sd, ss, se, _)) in enumerate(per_shard):
-            tokens = load_npy(shards[k] / "tokens.npy")
-            cs, ce = char_spans(tok, store.texts, tokens, offsets[k], doc_ids[k], sd, ss, se)
+        for k, (_, _, (sd, ss, se, _)) in enumerate(per_shard):
+            tokens = load_npy(shards.dirs[k] / "tokens.npy")
+            cs, ce = char_spans(tok, store.texts, tokens, shards.offsets[k], shards.doc_ids[k], sd, ss, se)
             np.add.at(removed_chars[k], sd, ce - cs)
             m = len(sd)
-            for col, arr in zip(span_cols, (doc_ids[k][sd], ss, se, cs, ce, gdoc[src_idx[at:at + m]],
+            for col, arr in zip(span_cols, (shards.doc_ids[k][sd], ss, se, cs, ce, shards.gdoc[src_idx[at:at + m]],
                                             src_off[at:at + m], src_chars[0][at:at + m], src_chars[1][at:at + m])):
                 col.append(arr)
             at += m
-        cols = [np.concatenate(c) if c else np.zeros(0, np.int64) for c in span_cols]
-        n_spans = len(cols[0])
+        return [np.concatenate(c) if c else np.zeros(0, np.int64) for c in span_cols], removed_chars
 
+    @staticmethod
+    def _record(ws, shards: _Shards, per_shard: list[tuple], cols: list[np.ndarray],
+                removed_chars: list[np.ndarray]) -> dict[str, Any]:
+        """Spans and per-document decisions to the database, in one transaction."""
+        n_spans = len(cols[0])
+        none = [np.zeros(0, np.int64)]
         with ws.engine.begin() as conn:
             conn.exec_driver_sql("DELETE FROM spans")
             conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = 'substring_coverage'")
@@ -120,11 +154,11 @@ class Remove(Stage):
             db.bulk_insert(conn, db.spans, ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
                                             "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
                            zip(range(n_spans), *(c.tolist() for c in cols)))
-            all_ids = np.concatenate(doc_ids + [np.zeros(0, np.int64)])
-            ntok = np.concatenate([np.diff(o) for o in offsets] + [np.zeros(0, np.int64)])
-            rem = np.concatenate([r[0] for r in per_shard] + [np.zeros(0, np.int64)])
+            all_ids = np.concatenate(shards.doc_ids + none)
+            ntok = np.concatenate([np.diff(o) for o in shards.offsets] + none)
+            rem = np.concatenate([r[0] for r in per_shard] + none)
             drp = np.concatenate([r[1] for r in per_shard] + [np.zeros(0, bool)])
-            rch = np.concatenate(removed_chars + [np.zeros(0, np.int64)])
+            rch = np.concatenate(removed_chars + none)
             cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
             status = np.where(drp, "dropped", "kept")
             reason = np.where(drp, "substring_coverage", None)
@@ -133,30 +167,24 @@ class Remove(Stage):
                                             "reason"],
                                      zip(all_ids.tolist(), ntok.tolist(), rem.tolist(), cov.tolist(), rch.tolist(),
                                          status.tolist(), reason.tolist()))
-        n_dropped = int(drp.sum())
-        detail = {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
-                  "dropped": n_dropped, "cut": int(((rem > 0) & ~drp).sum()), "keep": keep,
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", **detail)
-        share = detail["removed_tokens"] / max(detail["tokens"], 1)
-        say(f"remove: {n_spans} span(s), {detail['removed_tokens']} of {detail['tokens']} tokens ({share:.1%}); "
-            f"{detail['cut']} document(s) cut, {n_dropped} dropped over drop_fraction={drop}")
-        return detail
+        return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
+                "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum())}
 
     @staticmethod
-    def _source_chars(tok, store, shards, offsets, doc_ids, gshard, glocal, src_idx, src_off, length):
+    def _source_chars(tok, store, shards: _Shards, src_idx, src_off, length):
         """Character extent in the source document of the text a span duplicated."""
         cs = np.zeros(len(src_idx), np.int64)
         ce = np.zeros(len(src_idx), np.int64)
         if not len(src_idx):
             return cs, ce
-        sh = gshard[src_idx]
+        sh = shards.gshard[src_idx]
         for k in np.unique(sh):
             m = sh == k
-            local = glocal[src_idx[m]]
-            ntok = offsets[k][local + 1] - offsets[k][local]
+            local = shards.glocal[src_idx[m]]
+            offsets = shards.offsets[k]
+            ntok = offsets[local + 1] - offsets[local]
             start = src_off[m]
             end = np.minimum(start + length[m], ntok)
-            tokens = load_npy(shards[k] / "tokens.npy")
-            cs[m], ce[m] = char_spans(tok, store.texts, tokens, offsets[k], doc_ids[k], local, start, end)
+            tokens = load_npy(shards.dirs[k] / "tokens.npy")
+            cs[m], ce[m] = char_spans(tok, store.texts, tokens, offsets, shards.doc_ids[k], local, start, end)
         return cs, ce

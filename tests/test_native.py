@@ -207,3 +207,27 @@ def test_repeated_hashes_by_parts(tmp_path_factory, shards, memory):
         files.append(d / f"{i}.npy")
     count = Counter(x for xs in shards for x in xs)
     assert repeated_hashes(files, memory).tolist() == sorted(x for x, c in count.items() if c >= 2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), L=st.integers(1, 12), k=st.integers(1, 5), parts=st.integers(2, 4),
+       dt=st.sampled_from([np.uint8, np.uint16]))
+def test_merge_in_parts_equals_one_merge(data, L, k, parts, dt):
+    from sadedup.stages.repeats import merge_parts
+
+    def streams():
+        out = []
+        for T, offsets in shards:
+            sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32) if len(T) else np.zeros(0, np.int32)
+            wpos, wl = native.local_windows(sa, native.lcp_array(T, sa), valid_windows(offsets, len(T), L), L)
+            out.append((T, wpos, wl, np.full(native.count_runs(wl, L), -7, dtype=np.int64)))
+        return out
+
+    shards = []
+    for _ in range(k):
+        docs = data.draw(st.lists(st.lists(st.integers(0, 5), max_size=40), max_size=5))
+        T = np.array([t for d in docs for t in d], dtype=dt)
+        shards.append((T, np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64)))
+    one, split = streams(), streams()
+    assert merge_parts(split, L, parts) == native.merge(one, L)
+    assert all((a[3] == b[3]).all() for a, b in zip(one, split))

@@ -4,17 +4,19 @@ windows, exactly as one global suffix array would group them.
 1. Per shard (parallel): walk the suffix array, keep the windows that lie inside one
    document, and mark where a new distinct window starts (LCP < L): windows/{wpos,wl}.npy.
    wl[j] is window j's common prefix with window j-1, capped at L: wl < L starts a new one.
-2. Across shards (native k-way merge): the shards' sorted distinct windows are merged; the
-   common prefix of each head with the last emitted group is carried along from wl, so
-   tokens are read only where heads tie on it, at most L per pair. A group seen at least
-   twice in the corpus gets a dense id (in lexicographic order), a window seen once gets -1:
-   run_gid.npy per shard.
+2. Across shards (native k-way merge on an LCP loser tree): the shards' sorted distinct
+   windows are merged; common prefixes are carried along from wl, so tokens are read only
+   where two heads tie on theirs, at most L per pair. A group seen at least twice in the
+   corpus gets a dense id (in lexicographic order), a window seen once gets -1: run_gid.npy
+   per shard. The key range is cut by first token into one part per worker, merged on
+   threads.
 3. Per shard (parallel, native): scatter the ids back to token positions: gid.npy (int32
    or int64), gid[p] = group of the window starting at p, or -1.
 """
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +81,58 @@ def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
     return {"repeated_windows": repeated}
 
 
+def _first_at_least(tokens: np.ndarray, wpos: np.ndarray, t: int) -> int:
+    """Index of the stream's first window whose first token is >= t (windows are sorted)."""
+    lo, hi = 0, len(wpos)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if int(tokens[wpos[mid]]) < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def merge_parts(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int, parts: int) -> int:
+    """native.merge, run as `parts` independent merges on threads (the kernel releases the
+    GIL): the streams are cut where windows' first token reaches a pivot, so equal windows
+    never fall in two parts, and the parts are balanced by window count. Each part's group ids
+    are shifted by the groups of the parts before it, so the result is the one merge's."""
+    top = max((int(t[w[-1]]) for t, w, _, _ in streams if len(w)), default=0)
+    total = sum(len(w) for _, w, _, _ in streams)
+    cuts = [[0] * len(streams)]
+    pivot = 0
+    for j in range(1, parts):
+        lo, hi = pivot, top + 1  # the smallest pivot that puts j/parts of the windows below it
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if sum(_first_at_least(t, w, mid) for t, w, _, _ in streams) * parts >= j * total:
+                hi = mid
+            else:
+                lo = mid + 1
+        pivot = lo
+        cuts.append([_first_at_least(t, w, pivot) for t, w, _, _ in streams])
+    cuts.append([len(w) for _, w, _, _ in streams])
+    pieces = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        piece = []
+        for (tokens, wpos, wl, run_gid), i, e in zip(streams, a, b):
+            ri, re = native.count_runs(wl[:i], L), native.count_runs(wl[:e], L)
+            piece.append((tokens, wpos[i:e], wl[i:e], run_gid[ri:re]))
+        pieces.append(piece)
+    if parts == 1:
+        return native.merge(pieces[0], L)
+    with ThreadPoolExecutor(parts) as pool:
+        counts = list(pool.map(lambda piece: native.merge(piece, L), pieces))
+    shift = 0
+    for piece, g in zip(pieces, counts):
+        if shift:
+            for _, _, _, run_gid in piece:
+                run_gid[run_gid >= 0] += shift
+        shift += g
+    return shift
+
+
 class Repeats(Stage):
     name = "repeats"
 
@@ -131,7 +185,7 @@ class Repeats(Stage):
                 b.advance()
         t1 = time.perf_counter()
         if todo or ctx.force or not merged():
-            groups = self._merge(shards, outs, L)
+            groups = self._merge(shards, outs, L, max(1, ctx.wf.run.n_workers))
             faults.point("repeats.merge")
             ws.mark("merge", merge_key(), "done", files=run_gids, groups=groups)
             redo = list(range(len(shards)))
@@ -156,7 +210,7 @@ class Repeats(Stage):
         return detail
 
     @staticmethod
-    def _merge(shards: list[Path], outs: list[Path], L: int) -> int:
+    def _merge(shards: list[Path], outs: list[Path], L: int, parts: int) -> int:
         streams = []
         for sdir, odir in zip(shards, outs):
             tokens = load_npy(sdir / "tokens.npy")
@@ -167,7 +221,7 @@ class Repeats(Stage):
             run_gid = writable_npy(tmp, np.int64, (runs,)) if runs else \
                 np.zeros(0, np.int64)
             streams.append((tokens, wpos, wl, run_gid, tmp))
-        groups = native.merge([s[:4] for s in streams], L)
+        groups = merge_parts([s[:4] for s in streams], L, parts)
         for (_, _, _, run_gid, tmp), odir in zip(streams, outs):
             if len(run_gid):
                 run_gid.flush()

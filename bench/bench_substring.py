@@ -9,6 +9,14 @@ and infini-gram's indexer, on the same data, in one run.
     python bench/bench_substring.py --report-only --write                         # tables and plots again
                                                                                   # from the saved JSON
 
+To keep ongoing edits of the tree out of the numbers, measure a pinned, non-editable install and run
+the script with that venv's Python (it has pydivsufsort for raw SA+LCP; add infini-gram, matplotlib):
+
+    git archive HEAD | tar -x -C /work/ext/pin-$C; python3.11 -m venv /work/ext/venv-$C
+    /work/ext/venv-$C/bin/pip install /work/ext/pin-$C infini-gram matplotlib
+    /work/ext/venv-$C/bin/python bench/bench_substring.py --write \\
+        --sadedup /work/ext/venv-$C/bin/sadedup --sadedup-commit $C
+
 Everything large lives under --scratch (default /work/ext/bench/substring, outside the
 repository): the corpora (made once with bench/corpora.py, no downloads, kept for the next
 run), the work folders and the peers' files (removed as soon as a corpus is done), and
@@ -32,12 +40,24 @@ What is timed (every command its own process tree, same threads: --threads, defa
 - ``sadedup run @2GB``: the same with ``--set run.memory_budget=2GB``, at every web size: the
   memory-flatness target (peak memory within 20% when the corpus grows 4x) and "a 1 GB corpus
   runs under a 2 GB budget".
-- ``sadedup build``: the suffix + LCP stage alone, ``sadedup build W --workers 2`` on the work
-  folder the run left, after deleting its shards' sa.npy/lcp.npy (whole command: start-up,
-  database records and checksums included).
+- ``sadedup build (prefilter)``: what the run really does for its suffix-array step, with the
+  run's own settings (``substring.prefilter`` on, the default): ``sadedup build W --workers 2``
+  on the work folder the run left, after deleting ``W/substring/*/L100/`` entirely, so it
+  redoes the ``candidates`` stage (winnowing anchors per shard, the repeated anchor hashes,
+  each shard's candidate text written to L100/shard_XXXXX/tokens.npy + origin.npy +
+  offsets.npy) and then the suffix + LCP arrays over that candidate text (sa.npy, lcp.npy in
+  the L100 shard folders). Whole command: start-up, database records and checksums included.
+  The ``candidates`` stage row (shard -1: tokens, candidate_tokens, anchors_seconds,
+  repeated_seconds, seconds) and the ``build`` rows (sa_seconds, lcp_seconds) are recorded.
+- ``sadedup build``: the suffix + LCP stage alone over the shards' FULL text, the same tokens as
+  ``raw SA+LCP``: ``sadedup build W --workers 2 --set substring.prefilter=false`` on the same
+  work folder, measured after the prefilter build above (that --set is stored in the work
+  folder), after deleting the shards' ``substring/*/shard_*/sa.npy, lcp.npy``; it reads each
+  shard's tokens.npy and writes sa.npy, lcp.npy beside it (whole command, as above).
 - ``raw SA+LCP``: the same shards' tokens.npy, in a fresh Python process: np.load,
   pydivsufsort.divsufsort, pydivsufsort.kasai, np.save of both (shards on a pool of --threads
-  processes, as sadedup does). Target: sadedup build within 1.3x of this.
+  processes, as sadedup does). Target: ``sadedup build`` (prefilter off, same tokens) within
+  1.3x of this.
 - ``Lee single``: ``dedup_dataset make`` + ``self-similar --length-threshold 100 --num-threads
   2`` + ``collect`` on the tool's byte file (for document k: b"\\xff\\xff" + <I k + its UTF-8
   bytes, as its scripts/load_dataset.py writes; the conversion is "prep", done here, untimed
@@ -58,8 +78,9 @@ What is timed (every command its own process tree, same threads: --threads, defa
   (default 256MB: at 1 GB it alone adds about five minutes).
 - uint16 tokens (--u16-sizes, default 64MB and 256MB of text): a sadedup work folder tokenized
   with a BPE tokenizer trained on the corpus (``substring.tokenizer=train:bpe:32000``, untimed
-  setup), then ``sadedup build``, ``raw SA+LCP`` and infini-gram (``--token_dtype u16``,
-  b"\\xff\\xff" separators) on those same tokens.
+  setup), then ``sadedup build`` (``--set substring.prefilter=false``: all the shards' tokens),
+  ``raw SA+LCP`` and infini-gram (``--token_dtype u16``, b"\\xff\\xff" separators) on those
+  same tokens.
 
 Measurement
 -----------
@@ -225,8 +246,14 @@ def combine(steps: dict[str, dict]) -> dict:
             "steps": steps, "stderr_tail": next((v["stderr_tail"] for v in vals if v.get("stderr_tail")), "")}
 
 
+SADEDUP_COMMIT: str | None = None   # --sadedup-commit: the commit of a pinned install given with --sadedup
+
+
 def sadedup_commit() -> str:
-    """HEAD of the repository, marked when sadedup's sources differ from it (other work edits them)."""
+    """HEAD of the repository, marked when sadedup's sources differ from it (other work edits them);
+    or the commit the pinned install under test was made from (--sadedup-commit)."""
+    if SADEDUP_COMMIT:
+        return SADEDUP_COMMIT
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "sadedup", "native"],
@@ -422,16 +449,28 @@ class Bench:
     def shard_dirs(work: Path) -> list[Path]:
         return sorted(p.parent for p in work.glob("substring/*/shard_*/tokens.npy"))
 
-    def sadedup_build(self, work: Path, timeout=None) -> dict:
+    def sadedup_build(self, work: Path, timeout=None, prefilter: bool = False) -> dict:
+        """prefilter=False: suffix + LCP arrays over the shards' full tokens.npy (the same tokens as raw
+        SA+LCP). prefilter=True: the run's own build step, candidates stage included (its L100 folders
+        are deleted first, so it redoes them)."""
         def prepare():
+            if prefilter:
+                for d in work.glob("substring/*/L[0-9]*"):
+                    if d.is_dir():
+                        shutil.rmtree(d)
             for s in self.shard_dirs(work):
                 for f in ("sa.npy", "lcp.npy"):
                     (s / f).unlink(missing_ok=True)
         cmd = [*self.sadedup, "--quiet", "build", work, "--workers", self.T]
+        if not prefilter:
+            cmd += ["--set", "substring.prefilter=false"]
         m = self.sadedup_measure(cmd, prepare, timeout)
         if ok(m):
             st = self.stages(work)
             m["build_detail"] = [r["detail"] for r in st if r["stage"] == "build"]
+            if prefilter:
+                m["candidates_detail"] = next((r["detail"] for r in st if r["stage"] == "candidates"
+                                               and r.get("shard") == -1), None)
         return m
 
     def raw(self, shards: list[Path], out: Path, timeout=None) -> dict:
@@ -564,7 +603,7 @@ class Bench:
         tools = a.tools
         for rep in range(reps):
             W = work / "sadedup"
-            if "sadedup" in tools or "build" in tools or "raw" in tools:
+            if "sadedup" in tools or "build" in tools or "prefilter" in tools or "raw" in tools:
                 m = self.sadedup_run(path, W, work / "out.jsonl", timeout=tmo("sadedup run"))
                 if ok(m):
                     st = self.stages(W)
@@ -573,6 +612,10 @@ class Bench:
                     m["removed_tokens"], m["tokens"], m["kept"] = doc["removed_tokens"], doc["tokens"], doc["kept"]
                 self.record(name, "sadedup run", rep, m)
                 (work / "out.jsonl").unlink(missing_ok=True)
+                if ok(m) and "prefilter" in tools:   # first: the prefilter=false build below is stored in W
+                    self.record(name, "sadedup build (prefilter)", rep,
+                                self.sadedup_build(W, timeout=tmo("sadedup build (prefilter)"), prefilter=True),
+                                shards=len(self.shard_dirs(W)))
                 if ok(m) and "build" in tools:
                     self.record(name, "sadedup build", rep, self.sadedup_build(W, timeout=tmo("sadedup build")),
                                 shards=len(self.shard_dirs(W)))
@@ -642,7 +685,8 @@ class Bench:
         print(f"   {ntok} uint16 tokens in {len(shards)} shard(s)", flush=True)
         for rep in range(reps):
             if "build" in self.a.tools:
-                self.record(cname, "sadedup build", rep, self.sadedup_build(W, timeout=self.a.timeout), shards=len(shards))
+                self.record(cname, "sadedup build", rep, self.sadedup_build(W, timeout=self.a.timeout, prefilter=False),
+                            shards=len(shards))
             if "raw" in self.a.tools:
                 self.record(cname, "raw SA+LCP", rep, self.raw(shards, work / "raw_out", timeout=self.a.timeout),
                             shards=len(shards))
@@ -690,11 +734,14 @@ def summarize(results: dict) -> dict[tuple[str, str], dict]:
     return out
 
 
-TOOLS_ORDER = ["sadedup run", "sadedup run @2GB", "sadedup build", "raw SA+LCP", "Lee single", "Lee multi-part",
+TOOLS_ORDER = ["sadedup run", "sadedup run @2GB", "sadedup build (prefilter)", "sadedup build", "raw SA+LCP", "Lee single", "Lee multi-part",
                "infini-gram"]
 TOOL_WHAT = {
     "sadedup run": "JSONL in → JSONL + database out (ingest, tokenize, build, repeats, remove, export)",
-    "sadedup build": "suffix + LCP arrays of the shards (tokens.npy in → sa.npy, lcp.npy out)",
+    "sadedup build (prefilter)": "the run's own build step: candidates stage (winnowing anchors, repeated "
+                                 "anchors, candidate text) + suffix + LCP arrays over the candidate text",
+    "sadedup build": "suffix + LCP arrays of the shards' full text, `--set substring.prefilter=false` "
+                     "(tokens.npy in → sa.npy, lcp.npy out; the same tokens as raw SA+LCP)",
     "raw SA+LCP": "pydivsufsort.divsufsort + kasai on the same shards, np.load → np.save",
     "Lee single": "make + self-similar + collect (byte file in → byte ranges out)",
     "Lee multi-part": "make_suffix_array.py (make-part ×4 + merge) + self-similar + collect",
@@ -826,15 +873,25 @@ def report(results: dict, meta: dict) -> str:
         s = S.get((c, bt))
         return (s.get("median_run") or {}).get("shards") if s else None
 
+    def shard_tokens(c):
+        """shard_tokens the @budget run's tokenize stage chose (the budget's shard size, or less)."""
+        return next((r["detail"].get("shard_tokens") for r in results["stages"].get(f"{c} @{budget}", [])
+                     if r["stage"] == "tokenize" and r.get("shard") == -1), None)
+
     wb = [(c, g(c, bt, "anon"), g(c, bt, "rss")) for c in web if g(c, bt, "anon")]
     for (c1, a1, r1), (c2, a2, r2) in zip(wb, wb[1:]):
         grow = corp[c2]["size"] / corp[c1]["size"]
         if 3.5 <= grow <= 4.5:
             what = (f"{(a2 / a1 - 1) * 100:+.0f}% ({a1:.0f} → {a2:.0f} MB; RSS {r1:.0f} → {r2:.0f} MB; "
                     f"{shards(c1)} → {shards(c2)} shards)")
+            t1, t2 = shard_tokens(c1), shard_tokens(c2)
             if shards(c1) == 1:
                 verdict = ("not a test: the smaller corpus is one shard smaller than the budget allows, so its peak "
                            "is set by the corpus, not the budget")
+            elif t1 and t2 and t1 < 0.9 * t2:
+                verdict = (f"not a test: the smaller corpus's shards ({t1 / 1e6:.1f} M tokens, one per worker) are "
+                           f"smaller than the budget allows ({t2 / 1e6:.1f} M at the larger size), so its peak is set "
+                           "by the corpus, not the budget")
             else:
                 verdict = "met" if a2 <= 1.2 * a1 else "missed"
             rows.append(f"| peak anon memory at `run.memory_budget={budget}`, {c1} → {c2} | within +20% | "
@@ -893,12 +950,14 @@ def report(results: dict, meta: dict) -> str:
     L.append("Ratios, peer wall time / sadedup wall time (above 1: sadedup faster):")
     L.append("")
     L.append("| corpus | Lee single / sadedup run | Lee multi-part / sadedup run | infini-gram / sadedup build | "
-             "raw SA+LCP / sadedup build | Lee single peak anon / sadedup run peak anon |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+             "raw SA+LCP / sadedup build | sadedup build / sadedup build (prefilter) | "
+             "Lee single peak anon / sadedup run peak anon |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for c in web + adv:
         sd, bd = g(c, "sadedup run"), g(c, "sadedup build")
         L.append(f"| {c} | {ratio(g(c, 'Lee single'), sd)} | {ratio(g(c, 'Lee multi-part'), sd)} | "
                  f"{ratio(g(c, 'infini-gram'), bd)} | {ratio(g(c, 'raw SA+LCP'), bd)} | "
+                 f"{ratio(bd, g(c, 'sadedup build (prefilter)'))} | "
                  f"{ratio(g(c, 'Lee single', 'anon'), g(c, 'sadedup run', 'anon'))} |")
     L.append("")
     # where sadedup spends its time
@@ -906,22 +965,47 @@ def report(results: dict, meta: dict) -> str:
              "shard, detail from stages\"`; stage seconds from the stage's own timer where it has one, else from "
              "started_at/finished_at, 1 s resolution):")
     L.append("")
-    L.append("| corpus | shards | ingest | tokenize | build (SA / LCP summed over shards) | repeats (windows / merge) | "
-             "remove | export | removed |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    L.append("| corpus | shards | ingest | tokenize | candidates | candidate text % | build (SA / LCP summed over "
+             "shards) | repeats (windows / merge) | remove | export | removed |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for c, st in results["stages"].items():
         L.append(stage_row(c, st))
     L.append("")
+    pre = [(c, S[(c, "sadedup build (prefilter)")]) for c in web + adv if S.get((c, "sadedup build (prefilter)"))]
+    if pre:
+        L.append("Inside *sadedup build (prefilter)* (its median run; `candidates` stage row, shard -1, and the `build` "
+                 "rows): the candidate text is what the suffix arrays sort instead of all the shards' tokens.")
+        L.append("")
+        L.append("| corpus | wall s | candidates s (anchors / repeated / candidate text) | tokens | candidate tokens | "
+                 "candidate text % | SA / LCP s (summed over shards) | sadedup build (full text) wall s |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for c, sm in pre:
+            mr = sm.get("median_run") or {}
+            cd = mr.get("candidates_detail") or {}
+            bd = [d for d in mr.get("build_detail", []) if "sa_seconds" in d]
+            if cd.get("seconds") is not None:
+                a_s, r_s, t_s = cd.get("anchors_seconds", 0), cd.get("repeated_seconds", 0), cd["seconds"]
+                csec = f"{t_s:.1f} ({a_s:.1f} / {r_s:.1f} / {t_s - a_s - r_s:.1f})"
+            else:
+                csec = "—"
+            pct = (f"{cd['candidate_tokens'] / cd['tokens'] * 100:.1f}%" if cd.get("tokens") else "—")
+            L.append(f"| {c} | {wall_str(sm)} | {csec} | {cd.get('tokens', 0):,} | {cd.get('candidate_tokens', 0):,} | "
+                     f"{pct} | {sum(d['sa_seconds'] for d in bd):.1f} / {sum(d['lcp_seconds'] for d in bd):.1f} | "
+                     f"{wall_str(S.get((c, 'sadedup build')))} |")
+        L.append("")
     # sanity
     L.append("Sanity: " + sanity(results, web + adv))
     L.append("")
     L.append("Notes:")
     L.append("")
-    auto = next((r["detail"].get("shard_tokens") for st in results["stages"].values() for r in st
-                 if r["stage"] == "tokenize" and r.get("shard") == -1 and "shard_tokens" in r["detail"]), None)
+    chosen = {c: r["detail"]["shard_tokens"] for c, st in results["stages"].items() if "@" not in c
+              for r in st if r["stage"] == "tokenize" and r.get("shard") == -1 and "shard_tokens" in r["detail"]}
+    auto = max(chosen.values(), default=None)
     L.append("- *sadedup run* uses the default memory budget (`run.memory_budget=auto`, 40% of this machine's "
-             f"memory: shards of up to {auto / 1e6:.0f} M bytes, two built at once); *@" + budget + "* fixes it. "
-             "*sadedup build* and *raw SA+LCP* work on the shards that run made, two processes at a time.")
+             "memory" + (f": shards of up to {auto / 1e6:.0f} M bytes" if auto else "") + ", and no more shards "
+             "than workers when the text fits: " + ", ".join(f"{c} {v / 1e6:.1f} M" for c, v in chosen.items())
+             + "; two built at once); *@" + budget + "* fixes it. *sadedup build (prefilter)*, *sadedup build* "
+             "and *raw SA+LCP* work on the shards that run made, two processes at a time.")
     L.append("- Lee's multi-part route is not run at 1 GB: above 1e9 bytes its make_suffix_array.py starts 96 "
              "`make-part` jobs at once and merges 96 parts. Its route below 1 GB is 4 parts, built 4 at once.")
     L.append("- infini-gram runs `python -m infini_gram.indexing` (its v4 indexer; v6 imports transformers at "
@@ -975,7 +1059,11 @@ def stage_row(c: str, st: list[dict]) -> str:
     def num(x):
         return "—" if x is None else f"{float(x):.1f}"
     rm = (f"{docs['removed_tokens'] / docs['tokens'] * 100:.1f}%" if docs.get("tokens") else "—")
-    return (f"| {c} | {len(shards)} | {s('ingest')} | {s('tokenize')} | {s('build')} ({sa:.1f} / {lcp:.1f}) | "
+    cd = top.get("candidates", {}).get("detail", {})
+    cand = (f"{cd['candidate_tokens'] / cd['tokens'] * 100:.1f}%" if cd.get("tokens") and "candidate_tokens" in cd
+            else "—")
+    return (f"| {c} | {len(shards)} | {s('ingest')} | {s('tokenize')} | {s('candidates')} | {cand} | "
+            f"{s('build')} ({sa:.1f} / {lcp:.1f}) | "
             f"{s('repeats')} ({num(rep.get('windows_seconds'))} / {num(rep.get('merge_seconds'))}) | {s('remove')} | "
             f"{s('export')} | {rm} |")
 
@@ -1017,7 +1105,7 @@ def plots(results: dict, meta: dict, outdir: Path) -> list[Path]:
     tools = [t.replace("@2GB", f"@{budget}") for t in TOOLS_ORDER]
     label = {"sadedup run": "sadedup run (auto budget)"}
     style = {"sadedup run": ("C0", "o", "-"), f"sadedup run @{budget}": ("C0", "s", "--"),
-             "sadedup build": ("C2", "^", "-"), "raw SA+LCP": ("C7", "v", ":"), "Lee single": ("C3", "D", "-"),
+             "sadedup build (prefilter)": ("C2", "<", "--"), "sadedup build": ("C2", "^", "-"), "raw SA+LCP": ("C7", "v", ":"), "Lee single": ("C3", "D", "-"),
              "Lee multi-part": ("C1", "P", "--"), "infini-gram": ("C4", "X", "-.")}
     paths = []
     for key, ylabel, fname in [("wall", "wall time, s (median)", "substring_time.png"),
@@ -1095,7 +1183,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat-adversarial", type=int, default=1)
     ap.add_argument("--budget", default="2GB", help="fixed memory budget of the 'sadedup run @budget' rows")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--tools", default="sadedup,build,raw,budget,lee,lee-multi,infini")
+    ap.add_argument("--tools", default="sadedup,prefilter,build,raw,budget,lee,lee-multi,infini")
     ap.add_argument("--lee-bin", default=os.environ.get("LEE_BIN",
                                                         "/work/ext/deduplicate-text-datasets/target/release/dedup_dataset"))
     ap.add_argument("--lee-multi-max", default="256MB", help="largest corpus for Lee's multi-part route")
@@ -1103,6 +1191,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--infini-mem", type=int, default=9, help="infini-gram's --mem in GiB (sadedup's auto budget "
                                                               "is 40%% of memory)")
     ap.add_argument("--sadedup", default=None, help="sadedup command (default: this Python's sadedup package)")
+    ap.add_argument("--sadedup-commit", default=None,
+                    help="commit a pinned --sadedup install was made from (recorded instead of this repository's HEAD)")
     ap.add_argument("--timeout", type=float, default=1800, help="per command, on web corpora")
     ap.add_argument("--adv-timeout-factor", type=float, default=2.5)
     ap.add_argument("--quiet-wait", type=float, default=15,
@@ -1114,6 +1204,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--append", action="store_true",
                     help="add this run's measurements to --scratch/results.json instead of starting afresh")
     a = ap.parse_args(argv)
+    global SADEDUP_COMMIT
+    SADEDUP_COMMIT = a.sadedup_commit
     a.scratch = a.scratch.resolve()
     a.scratch.mkdir(parents=True, exist_ok=True)
     a.tools = set(t.strip() for t in a.tools.split(",") if t.strip())

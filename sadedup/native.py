@@ -86,12 +86,12 @@ def anchors(tokens: np.ndarray, offsets: np.ndarray, k: int, L: int) -> tuple[np
     es = token_size(tokens)
     n = int(offsets[-1]) if len(offsets) else 0
     w = max(L - k + 1, 1)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
     cap = 2 * n // (w + 1) + len(offsets) + 1024  # expected density 2/(w+1)
     while True:
         pos = np.empty(cap, dtype=np.int64)
         hashes = np.empty(cap, dtype=np.uint64)
-        if n == 0:
-            return pos[:0], hashes[:0]
         count = _native.anchors(_c(tokens), es, offsets, int(k), int(L), pos, hashes)
         if count <= cap:
             return pos[:count], hashes[:count]

@@ -20,6 +20,8 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +65,23 @@ def writable_npy(path: Path, dtype, shape) -> np.ndarray:
         Path(path).unlink(missing_ok=True)
         raise note_path(e, path)
     return arr
+
+
+@contextmanager
+def npy_in_place(path: Path, dtype, n: int) -> Iterator[np.ndarray]:
+    """A new 1-d .npy of n entries, filled by the caller through a map (no second copy in
+    memory) and renamed into place only when the block ends without an error. numpy cannot
+    map an empty file: an empty array is saved plainly."""
+    if n == 0:
+        arr = np.zeros(0, dtype=dtype)
+        yield arr
+        save_npy(path, arr)
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    arr = writable_npy(tmp, dtype, (n,))
+    yield arr
+    arr.flush()
+    os.replace(tmp, path)
 
 
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:

@@ -58,15 +58,14 @@ class Build(Stage):
 
     def dirs(self, ctx: Context) -> list[Path]:
         """Per shard, the folder of the tokens sorted, where sa.npy and lcp.npy are written."""
-        src = self.source(ctx)
-        return src.out_dirs(ctx) if isinstance(src, Candidates) else src.shard_dirs(ctx)
+        return self.source(ctx).shard_dirs(ctx)
 
     def run(self, ctx: Context) -> dict[str, Any]:
         ws = ctx.ws
         key = self.key(ctx)
-        shards = self.dirs(ctx)
-        src = self.source(ctx).name
-        keys = [chain(key, k, ws.checksum(src, k)) for k in range(len(shards))]
+        src = self.source(ctx)
+        shards = src.shard_dirs(ctx)
+        keys = [chain(key, k, ws.checksum(src.name, k)) for k in range(len(shards))]
         todo = [k for k, sdir in enumerate(shards)
                 if ctx.force or not ws.is_done(self.name, keys[k], shard=k, files=[sdir / f for f in BUILD_FILES])]
         ws.mark(self.name, key, "running")

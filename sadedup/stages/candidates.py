@@ -27,6 +27,7 @@ k = 2L/3 (w = 34 for L=100) that is about 6%.
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from .. import faults, native
 from ..progress import bar, say
-from ..workspace import load_npy, save_npy, writable_npy
+from ..workspace import load_npy, npy_in_place, save_npy
 from .base import Context, Stage, chain
 from .sizing import usable_budget
 from .tokenize import Tokenize
@@ -100,19 +101,11 @@ def candidate_shard(shard_dir: str, out_dir: str, repeated_path: str, L: int) ->
     region_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=region_offsets[1:])
     m = int(region_offsets[-1])
-    tmp = {f: odir / f"{f}.tmp" for f in ("tokens.npy", "origin.npy")}
-    if m:
-        out = writable_npy(tmp["tokens.npy"], tokens.dtype, (m,))
-        origin = writable_npy(tmp["origin.npy"], np.int32 if len(tokens) < (1 << 31) else np.int64, (m,))
+    with ExitStack() as files:
+        out = files.enter_context(npy_in_place(odir / "tokens.npy", tokens.dtype, m))
+        origin = files.enter_context(npy_in_place(odir / "origin.npy",
+                                                  np.int32 if len(tokens) < (1 << 31) else np.int64, m))
         native.gather_regions(tokens, starts, ends, out, origin)
-        out.flush()
-        origin.flush()
-        del out, origin
-        for f, p in tmp.items():
-            p.replace(odir / f)
-    else:
-        save_npy(odir / "tokens.npy", np.zeros(0, dtype=tokens.dtype))
-        save_npy(odir / "origin.npy", np.zeros(0, dtype=np.int32))
     save_npy(odir / "offsets.npy", region_offsets)
     return {"tokens": len(tokens), "candidate_tokens": m, "regions": len(starts),
             "repeated_anchors": int(np.count_nonzero(hit))}
@@ -128,8 +121,12 @@ class Candidates(Stage):
     def enabled(self, ctx: Context) -> bool:
         return ctx.wf.substring.prefilter
 
-    def out_dirs(self, ctx: Context) -> list[Path]:
-        folder = Tokenize().folder(ctx) / f"L{ctx.wf.substring.window}"
+    def folder(self, ctx: Context) -> Path:
+        """Everything built for windows of L tokens: the candidate text, its arrays, the groups."""
+        return Tokenize().folder(ctx) / f"L{ctx.wf.substring.window}"
+
+    def shard_dirs(self, ctx: Context) -> list[Path]:
+        folder = self.folder(ctx)
         return [folder / s.name for s in Tokenize().shard_dirs(ctx)]
 
     def run(self, ctx: Context) -> dict[str, Any]:
@@ -139,8 +136,8 @@ class Candidates(Stage):
         L = ctx.wf.substring.window
         key = self.key(ctx)
         shards = Tokenize().shard_dirs(ctx)
-        outs = self.out_dirs(ctx)
-        folder = outs[0].parent if outs else Tokenize().folder(ctx)
+        outs = self.shard_dirs(ctx)
+        folder = self.folder(ctx)
         repeated_path = folder / "repeated.npy"
         akeys = [chain(key, "anchors", k, ws.checksum("tokenize", k)) for k in range(len(shards))]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,10 @@ import numpy as np
 
 from .. import faults, native
 from ..progress import bar, say
-from ..workspace import load_npy, save_npy, writable_npy
+from ..workspace import load_npy, npy_in_place, save_npy
 from .base import Context, Stage, chain
 from .build import Build
+from .candidates import Candidates
 from .tokenize import Tokenize
 
 WINDOW_FILES = ("wpos.npy", "wl.npy")
@@ -66,18 +68,10 @@ def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
     """Task: group id per token position of one shard from its per-distinct-window ids."""
     sdir, odir = Path(shard_dir), Path(out_dir)
     n = int(np.load(sdir / "offsets.npy")[-1])
-    # written in place through a map: the array is as large as the shard's tokens
-    tmp = odir / "gid.npy.tmp"
-    gid = writable_npy(tmp, gid_dtype, (n,)) if n else np.zeros(0, dtype=gid_dtype)
-    gid[:] = -1
-    repeated = native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
-                              load_npy(odir / "run_gid.npy"), gid)
-    if n:
-        gid.flush()
-        del gid
-        tmp.replace(odir / "gid.npy")
-    else:
-        save_npy(odir / "gid.npy", gid)
+    with npy_in_place(odir / "gid.npy", gid_dtype, n) as gid:  # as large as the shard's tokens
+        gid[:] = -1
+        repeated = native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
+                                  load_npy(odir / "run_gid.npy"), gid)
     return {"repeated_windows": repeated}
 
 
@@ -140,10 +134,10 @@ class Repeats(Stage):
         return chain("repeats", Build().key(ctx), ctx.wf.substring.window)
 
     def folder(self, ctx: Context) -> Path:
-        return Tokenize().folder(ctx) / f"L{ctx.wf.substring.window}"
+        return Candidates().folder(ctx)
 
     def out_dirs(self, ctx: Context) -> list[Path]:
-        return [self.folder(ctx) / s.name for s in Tokenize().shard_dirs(ctx)]
+        return Candidates().shard_dirs(ctx)
 
     def run(self, ctx: Context) -> dict[str, Any]:
         ws = ctx.ws
@@ -151,7 +145,7 @@ class Repeats(Stage):
         key = self.key(ctx)
         shards = Tokenize().shard_dirs(ctx)
         built = Build().dirs(ctx)
-        candidates = Build.source(ctx).name == "candidates"
+        candidates = isinstance(Build.source(ctx), Candidates)
         outs = self.out_dirs(ctx)
         wkey, mkey, gkey = chain(key, "windows"), chain(key, "merge"), chain(key, "groups")
 
@@ -212,21 +206,9 @@ class Repeats(Stage):
     @staticmethod
     def _merge(shards: list[Path], outs: list[Path], L: int, parts: int) -> int:
         streams = []
-        for sdir, odir in zip(shards, outs):
-            tokens = load_npy(sdir / "tokens.npy")
-            wpos = load_npy(odir / "wpos.npy")
-            wl = load_npy(odir / "wl.npy")
-            runs = native.count_runs(wl, L)
-            tmp = odir / "run_gid.npy.tmp"
-            run_gid = writable_npy(tmp, np.int64, (runs,)) if runs else \
-                np.zeros(0, np.int64)
-            streams.append((tokens, wpos, wl, run_gid, tmp))
-        groups = merge_parts([s[:4] for s in streams], L, parts)
-        for (_, _, _, run_gid, tmp), odir in zip(streams, outs):
-            if len(run_gid):
-                run_gid.flush()
-                del run_gid
-                tmp.replace(odir / "run_gid.npy")
-            else:
-                save_npy(odir / "run_gid.npy", np.zeros(0, np.int64))
-        return groups
+        with ExitStack() as files:
+            for sdir, odir in zip(shards, outs):
+                wl = load_npy(odir / "wl.npy")
+                run_gid = files.enter_context(npy_in_place(odir / "run_gid.npy", np.int64, native.count_runs(wl, L)))
+                streams.append((load_npy(sdir / "tokens.npy"), load_npy(odir / "wpos.npy"), wl, run_gid))
+            return merge_parts(streams, L, parts)

@@ -200,10 +200,20 @@ class Workspace:
 
     @property
     def workflow(self) -> Workflow:
-        state = self.read_state()
-        if not state or "workflow" not in state:
-            raise SadedupError(f"work folder {self.root} has no workflow yet; run `sadedup ingest` or `sadedup run` first")
-        return workflow_from_dict(state["workflow"])
+        # every stage key reads it, hundreds of times a run: parsed again only when state.json
+        # is replaced (write_state renames a new file in, so its inode and mtime change)
+        try:
+            st = self.state_path.stat()
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is None or getattr(self, "_workflow_stamp", None) != stamp:
+            state = self.read_state()
+            if not state or "workflow" not in state:
+                raise SadedupError(f"work folder {self.root} has no workflow yet; run `sadedup ingest` or "
+                                   f"`sadedup run` first")
+            self._workflow, self._workflow_stamp = workflow_from_dict(state["workflow"]), stamp
+        return self._workflow
 
     @property
     def inputs(self) -> list[InputFile]:

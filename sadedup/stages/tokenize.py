@@ -36,25 +36,29 @@ class Tokenize(Stage):
     name = "tokenize"
 
     def key(self, ctx: Context) -> str:
+        return self._key(ctx, self.shard_size(ctx))
+
+    def _key(self, ctx: Context, size: int) -> str:
         wf = ctx.wf
         kind, _ = parse_spec(wf.substring.tokenizer)
         what = wf.substring.tokenizer_sample if kind == "train" else model_digest(wf.substring.tokenizer)
-        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, self.shard_size(ctx),
-                     wf.input.priority)
+        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, size, wf.input.priority)
 
     def folder(self, ctx: Context) -> Path:
         spec = ctx.wf.substring.tokenizer
         slug = spec.replace(":", "-") if spec.startswith("train:") else \
             ("bytes" if spec == "bytes" else f"{spec[:2]}-{Path(spec[3:]).stem}")
-        return ctx.ws.root / "substring" / f"{slug}_{self.shard_size(ctx)}tps_{self.key(ctx)[:8]}"
+        size = self.shard_size(ctx)
+        return ctx.ws.root / "substring" / f"{slug}_{size}tps_{self._key(ctx, size)[:8]}"
 
     def shard_size(self, ctx: Context) -> int:
         """Tokens per shard: from the budget, the workers and the ingested text's size."""
         return split_shard_tokens(ctx.wf, ctx.ws.stage_detail("ingest").get("bytes"))
 
     def shard_dirs(self, ctx: Context) -> list[Path]:
-        plan = json.loads((self.folder(ctx) / "shards.json").read_text())
-        return [self.folder(ctx) / name for name in plan["shards"]]
+        folder = self.folder(ctx)
+        plan = json.loads((folder / "shards.json").read_text())
+        return [folder / name for name in plan["shards"]]
 
     def trained_path(self, ctx: Context) -> Path:
         algo_vocab = ctx.wf.substring.tokenizer.split(":", 1)[1].replace(":", "_")

@@ -51,3 +51,22 @@ def test_workflow_file_by_path_and_unknown_keys(cli, tmp_path):
     p = cli("run", "nosuchflow", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2",
             check=False)
     assert p.returncode != 0 and "no workflow named 'nosuchflow'" in p.stderr
+
+
+def test_automatic_shards_are_capped_and_split_per_worker():
+    from sadedup.stages.sizing import FAST_SHARD_TOKENS, MIN_SPLIT_TOKENS, shard_tokens, split_shard_tokens
+
+    big = load_workflow(None, ["run.memory_budget=20GB", "run.workers=2"])
+    assert shard_tokens(big) == FAST_SHARD_TOKENS  # the budget alone would allow far more
+    # a 64 MB corpus: one shard per worker, with room for the last document
+    per = split_shard_tokens(big, 64_000_000)
+    assert 32_000_000 < per <= 32_000_000 * 1.05 + 1
+    # tiny corpora are not cut below the floor; subword text is planned at 4 bytes a token
+    assert split_shard_tokens(big, 1_000_000) == MIN_SPLIT_TOKENS
+    sub = load_workflow(None, ["run.memory_budget=20GB", "run.workers=2", "substring.tokenizer=train:bpe:1000"])
+    assert split_shard_tokens(sub, 256_000_000) == int(64_000_000 / 2 * 1.05) + 1
+    # an explicit size, one worker, or an unknown corpus size keep the plain size
+    assert split_shard_tokens(load_workflow(None, ["run.workers=2", "substring.shard_tokens=5000"]), 64_000_000) == 5000
+    one = load_workflow(None, ["run.memory_budget=20GB", "run.workers=1"])
+    assert split_shard_tokens(one, 64_000_000) == shard_tokens(one)
+    assert split_shard_tokens(big, None) == shard_tokens(big)

@@ -31,10 +31,37 @@ static inline void idx_set(void *a, int64_t i, int is64, int64_t v) {
     else ((int32_t *)a)[i] = (int32_t)v;
 }
 
+/* Length of the common prefix of x and y from `from` on, at most `max` bytes; 8 bytes are
+ * compared at a time, since equal windows are compared to the end. */
+static inline int64_t common_bytes(const uint8_t *x, const uint8_t *y, int64_t from, int64_t max) {
+    int64_t k = from;
+    while (k + 8 <= max) {
+        uint64_t u, v;
+        __builtin_memcpy(&u, x + k, 8);
+        __builtin_memcpy(&v, y + k, 8);
+        if (u != v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            return k + __builtin_clzll(u ^ v) / 8; /* the first differing byte */
+#else
+            return k + __builtin_ctzll(u ^ v) / 8;
+#endif
+        }
+        k += 8;
+    }
+    while (k < max && x[k] == y[k]) k++;
+    return k;
+}
+
 /* LCP array from text and suffix array (Phi algorithm, Karkkainen, Manzini & Puglisi 2009):
  * lcp[0] = 0, lcp[i] = LCP(T[sa[i-1]:], T[sa[i]:]). Uses `lcp` itself for Phi and then
  * for PLCP, plus `tmp` (n entries of the same width) for the permutation back. */
 void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void *tmp, int is64);
+
+/* The LCP array capped at `cap`: lcp[i] = min(LCP(T[sa[i-1]:], T[sa[i]:]), cap), lcp[0] = 0,
+ * by comparing each pair of neighbours directly. One pass, one random access per entry
+ * (prefetched) and at most `cap` tokens compared: cheaper than Phi when only windows of
+ * `cap` tokens matter. Needs no scratch memory. */
+void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, int is64, int64_t cap);
 
 /* Walks one shard's suffix array and keeps the L-windows that lie inside one document
  * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wl[j] the length of

@@ -46,3 +46,27 @@ void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void
     if (is64) lcp_int64_t(T, es, n, sa, lcp, tmp);
     else lcp_int32_t(T, es, n, sa, lcp, tmp);
 }
+
+#define LCP_CAPPED(IDX)                                                                       \
+    static void lcp_capped_##IDX(const uint8_t *T, int es, int64_t n, const IDX *sa, IDX *lcp, int64_t cap) { \
+        lcp[0] = 0;                                                                           \
+        for (int64_t i = 1; i < n; i++) {                                                     \
+            if (i + PF < n) { /* a window of 100 bytes spans two or three cache lines */      \
+                __builtin_prefetch(T + (int64_t)sa[i + PF] * es);                             \
+                __builtin_prefetch(T + (int64_t)sa[i + PF] * es + 64);                        \
+            }                                                                                 \
+            const int64_t p = sa[i - 1], q = sa[i];                                           \
+            int64_t m = n - (p > q ? p : q); /* tokens both suffixes still have */            \
+            if (m > cap) m = cap;                                                             \
+            lcp[i] = (IDX)(common_bytes(T + p * es, T + q * es, 0, m * es) / es);              \
+        }                                                                                     \
+    }
+
+LCP_CAPPED(int32_t)
+LCP_CAPPED(int64_t)
+
+void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, int is64, int64_t cap) {
+    if (n == 0) return;
+    if (is64) lcp_capped_int64_t(T, es, n, sa, lcp, cap);
+    else lcp_capped_int32_t(T, es, n, sa, lcp, cap);
+}

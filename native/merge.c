@@ -24,22 +24,7 @@ static int64_t extend(const head *a, const head *b, int64_t from, int es, int64_
     int64_t pa = pos(a), pb = pos(b), k = from;
     if (es == 1) {
         const uint8_t *x = ta + pa, *y = tb + pb;
-        /* 8 bytes at a time while the window has them: equal windows are compared to L */
-        while (k + 8 <= L) {
-            uint64_t u, v;
-            memcpy(&u, x + k, 8);
-            memcpy(&v, y + k, 8);
-            if (u != v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-                k += __builtin_clzll(u ^ v) / 8; /* the first differing byte */
-#else
-                k += __builtin_ctzll(u ^ v) / 8;
-#endif
-                break;
-            }
-            k += 8;
-        }
-        while (k < L && x[k] == y[k]) k++;
+        k = common_bytes(x, y, k, L);
         *sign = k == L ? 0 : (x[k] < y[k] ? -1 : 1);
         return k;
     }

@@ -33,6 +33,25 @@ static PyObject *py_lcp(PyObject *self, PyObject *args) {
     return ret;
 }
 
+static PyObject *py_lcp_capped(PyObject *self, PyObject *args) {
+    Py_buffer T, sa, lcp;
+    int es, is64;
+    long long cap;
+    if (!PyArg_ParseTuple(args, "y*iy*w*pL", &T, &es, &sa, &lcp, &is64, &cap)) return NULL;
+    PyObject *ret = NULL;
+    int64_t n = T.len / es;
+    if (cap < 0) {
+        PyErr_SetString(PyExc_ValueError, "cap must be >= 0");
+    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_lcp_capped(T.buf, es, n, sa.buf, lcp.buf, is64, cap);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&sa); PyBuffer_Release(&lcp);
+    return ret;
+}
+
 /* local_windows(sa, lcp, is64, valid, origin, origin_width, L, wpos, wpos64, wl):
  * origin_width 0 means no origin map (origin is then ignored), else 4 or 8. */
 static PyObject *py_local_windows(PyObject *self, PyObject *args) {
@@ -524,6 +543,7 @@ static PyObject *py_components(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
+    {"lcp_capped", py_lcp_capped, METH_VARARGS, "lcp_capped(tokens, es, sa, out, is64, cap): LCP array capped at cap."},
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
     {"anchors", py_anchors, METH_VARARGS, "Winnowing anchors of the in-document L-windows."},
     {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},

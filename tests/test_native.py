@@ -34,10 +34,20 @@ def test_lcp_matches_naive(T):
     assert native.lcp_array(T, sa.astype(np.int64)).tolist() == naive_lcp(T.tolist(), sa.tolist())
 
 
+@settings(max_examples=200, deadline=None)
+@given(T=tokens, cap=st.integers(0, 20))
+def test_lcp_capped_matches_naive(T, cap):
+    sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32)
+    want = [min(h, cap) for h in naive_lcp(T.tolist(), sa.tolist())]
+    assert native.lcp_capped(T, sa, cap).tolist() == want
+    assert native.lcp_capped(T, sa.astype(np.int64), cap).tolist() == want
+
+
 def test_lcp_on_runs_of_one_token():
     T = np.zeros(5000, dtype=np.uint8)
     sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32)
     assert native.lcp_array(T, sa).tolist() == list(range(5000))  # sa = 4999, 4998, ..., 0
+    assert native.lcp_capped(T, sa, 100).tolist() == [min(h, 100) for h in range(5000)]
 
 
 def windows_reference(shards, L):

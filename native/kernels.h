@@ -66,12 +66,11 @@ void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, void *lc
 /* Walks one shard's suffix array and keeps the L-windows that lie inside one document
  * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wl[j] the length of
  * the common prefix with the previous kept window, capped at L (wl[0] = 0); wl[j] < L
- * where a new distinct window starts. L <= 65535. When the suffix array is over a shard's
- * candidate text, `origin` (int32 or int64 by origin64, or NULL for none) maps its
- * positions to the shard's, and wpos holds the shard's positions. Returns the number of
+ * where a new distinct window starts. L <= 65535. Over candidate text, positions are the
+ * candidate text's and `valid` marks the windows inside one region. Returns the number of
  * windows kept. */
-int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
-                         const void *origin, int origin64, int64_t L, void *wpos, int wpos64, uint16_t *wl);
+int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid, int64_t L,
+                         void *wpos, int wpos64, uint16_t *wl);
 
 /* Winnowing anchors of every L-window inside a document (offsets[0..ndocs]): the window's
  * k-gram (1 <= k <= L) of smallest mixed polynomial hash, the leftmost on ties. Writes
@@ -124,25 +123,30 @@ int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw,
                 void *gid, int gid64);
 
 /* Keep-first selection for one shard, shards visited in document order.
- *   gid: group id per position (-1: unique or not a window); doc_start: ndocs+1 offsets;
+ *   gid: group id per window start (-1: unique or not a window), m entries; pos (int32 or
+ *        int64 by pos64, increasing) maps entry q to its position in the shard, or NULL when
+ *        entry q is position q: with the prefilter, ids cover the candidate text only;
+ *   doc_start: ndocs+1 offsets in the shard;
  *   src: per group, the global position of its first occurrence in surviving text, or -1
  *        (state carried from shard to shard); scratch: >= max windows per doc entries.
  * Outputs per document removed[] and dropped[], and the spans (maximal runs of tokens
  * covered by duplicate windows) with the source of each span's first window.
  * Returns the number of spans written. */
-int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
-                        double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
+int64_t sd_select_first(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+                        int64_t ndocs, int64_t L, double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
                         int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
                         int64_t *sp_end, int64_t *sp_src);
 
-/* keep="none": first and second global occurrence of every group (state across shards). */
-void sd_first_two(const void *gid, int gid64, int64_t n, int64_t base, int64_t *first, int64_t *second);
+/* keep="none": first and second global occurrence of every group (state across shards);
+ * gid, m, pos as for sd_select_first. */
+void sd_first_two(const void *gid, int gid64, int64_t m, const void *pos, int pos64, int64_t base, int64_t *first,
+                  int64_t *second);
 
 /* keep="none" selection: every window of a repeated group is struck. */
-int64_t sd_select_none(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
-                       double drop_fraction, int64_t base, const int64_t *first, const int64_t *second,
-                       int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
-                       int64_t *sp_end, int64_t *sp_src);
+int64_t sd_select_none(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+                       int64_t ndocs, int64_t L, double drop_fraction, int64_t base, const int64_t *first,
+                       const int64_t *second, int64_t *removed, uint8_t *dropped, int64_t *sp_doc,
+                       int64_t *sp_start, int64_t *sp_end, int64_t *sp_src);
 
 /* Token ids and byte offsets from one serialized sentencepiece SentencePieceText.
  * Returns the number of pieces, -1 on malformed input, -2 if more than `cap`. */

@@ -52,29 +52,25 @@ static PyObject *py_lcp_capped(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* local_windows(sa, lcp, is64, valid, origin, origin_width, L, wpos, wpos64, wl):
- * origin_width 0 means no origin map (origin is then ignored), else 4 or 8. */
+/* local_windows(sa, lcp, is64, valid, L, wpos, wpos64, wl) */
 static PyObject *py_local_windows(PyObject *self, PyObject *args) {
-    Py_buffer sa, lcp, valid, origin, wpos, wl;
-    int is64, wpos64, ow;
+    Py_buffer sa, lcp, valid, wpos, wl;
+    int is64, wpos64;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*y*iLw*pw*", &sa, &lcp, &is64, &valid, &origin, &ow, &L, &wpos, &wpos64, &wl))
+    if (!PyArg_ParseTuple(args, "y*y*py*Lw*pw*", &sa, &lcp, &is64, &valid, &L, &wpos, &wpos64, &wl))
         return NULL;
     PyObject *ret = NULL;
     int64_t n = valid.len, m = 0;
     if (L < 1 || L > 65535) {
         PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
-    } else if (ow != 0 && ow != 4 && ow != 8) {
-        PyErr_SetString(PyExc_ValueError, "origin width must be 0, 4 or 8");
     } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp") &&
-               need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl") && need(&origin, n * ow, "origin")) {
+               need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl")) {
         Py_BEGIN_ALLOW_THREADS
-        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, ow ? origin.buf : NULL, ow == 8, L,
-                             wpos.buf, wpos64, wl.buf);
+        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, L, wpos.buf, wpos64, wl.buf);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(m);
     }
-    PyBuffer_Release(&sa); PyBuffer_Release(&lcp); PyBuffer_Release(&valid); PyBuffer_Release(&origin);
+    PyBuffer_Release(&sa); PyBuffer_Release(&lcp); PyBuffer_Release(&valid);
     PyBuffer_Release(&wpos); PyBuffer_Release(&wl);
     return ret;
 }
@@ -272,41 +268,66 @@ static PyObject *py_scatter(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* The map from a gid entry to its shard position: empty (the identity) or pos_width 4 or 8,
+ * one entry per gid entry, increasing, inside the shard's documents. */
+static int pos_ok(Py_buffer *pos, int pw, int64_t m, int64_t n_shard) {
+    if (pw == 0) {
+        if (m > n_shard) { PyErr_SetString(PyExc_ValueError, "more gid entries than shard tokens"); return 0; }
+        return 1;
+    }
+    if ((pw != 4 && pw != 8) || pos->len != m * pw) {
+        PyErr_SetString(PyExc_ValueError, "pos must be int32 or int64 with one entry per gid entry");
+        return 0;
+    }
+    int64_t last = -1;
+    for (int64_t q = 0; q < m; q++) {
+        int64_t p = idx_at(pos->buf, q, pw == 8);
+        if (p <= last || p >= n_shard) {
+            PyErr_SetString(PyExc_ValueError, "pos must increase and stay inside the shard");
+            return 0;
+        }
+        last = p;
+    }
+    return 1;
+}
+
 static PyObject *py_select(PyObject *args, int first_mode) {
-    Py_buffer gid, ds, a1, a2, removed, dropped, spd, sps, spe, spr;
-    int gid64;
+    Py_buffer gid, pos, ds, a1, a2, removed, dropped, spd, sps, spe, spr;
+    int gid64, pw;
     long long L, base;
     double drop;
-    if (!PyArg_ParseTuple(args, "y*py*LdLw*w*w*w*w*w*w*w*", &gid, &gid64, &ds, &L, &drop, &base, &a1, &a2,
-                          &removed, &dropped, &spd, &sps, &spe, &spr))
+    if (!PyArg_ParseTuple(args, "y*py*iy*LdLw*w*w*w*w*w*w*w*", &gid, &gid64, &pos, &pw, &ds, &L, &drop, &base, &a1,
+                          &a2, &removed, &dropped, &spd, &sps, &spe, &spr))
         return NULL;
     PyObject *ret = NULL;
-    int64_t ndocs = ds.len / 8 - 1, n = gid.len / W(gid64), nsp = 0;
+    int64_t ndocs = ds.len / 8 - 1, m = gid.len / W(gid64), nsp = 0;
     const int64_t *d = ds.buf;
     int ok = ndocs >= 0 && need(&removed, ndocs * 8, "removed") && need(&dropped, ndocs, "dropped");
-    /* spans are disjoint runs of at least L tokens */
-    int64_t cap = L > 0 ? n / L + 1 : n + 1;
+    /* spans are disjoint runs of at least L tokens, each inside the entries' positions */
+    int64_t cap = L > 0 ? m / L + 1 : m + 1;
     ok = ok && need(&spd, cap * 8, "sp_doc") && need(&sps, cap * 8, "sp_start") &&
          need(&spe, cap * 8, "sp_end") && need(&spr, cap * 8, "sp_src");
-    if (ok && first_mode) ok = need(&a2, n * 8, "scratch");
-    if (ok && ndocs >= 0 && (d[0] < 0 || d[ndocs] > n)) {
-        PyErr_SetString(PyExc_ValueError, "doc offsets outside the shard");
+    if (ok && first_mode) ok = need(&a2, m * 8, "scratch");
+    if (ok && (d[0] != 0 || (ndocs == 0 && m > 0))) {
+        PyErr_SetString(PyExc_ValueError, "doc offsets must start at 0 and cover the gid entries");
         ok = 0;
     }
+    ok = ok && pos_ok(&pos, pw, m, ndocs >= 0 ? d[ndocs] : 0);
     if (ok && L < 1) { PyErr_SetString(PyExc_ValueError, "L must be >= 1"); ok = 0; }
     if (ok) {
+        const void *pp = pw ? pos.buf : NULL;
         Py_BEGIN_ALLOW_THREADS
         if (first_mode)
-            nsp = sd_select_first(gid.buf, gid64, d, ndocs, L, drop, base, a1.buf, a2.buf, removed.buf,
-                                  dropped.buf, spd.buf, sps.buf, spe.buf, spr.buf);
+            nsp = sd_select_first(gid.buf, gid64, m, pp, pw == 8, d, ndocs, L, drop, base, a1.buf, a2.buf,
+                                  removed.buf, dropped.buf, spd.buf, sps.buf, spe.buf, spr.buf);
         else
-            nsp = sd_select_none(gid.buf, gid64, d, ndocs, L, drop, base, a1.buf, a2.buf, removed.buf,
-                                 dropped.buf, spd.buf, sps.buf, spe.buf, spr.buf);
+            nsp = sd_select_none(gid.buf, gid64, m, pp, pw == 8, d, ndocs, L, drop, base, a1.buf, a2.buf,
+                                 removed.buf, dropped.buf, spd.buf, sps.buf, spe.buf, spr.buf);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(nsp);
     }
-    Py_buffer *all[] = {&gid, &ds, &a1, &a2, &removed, &dropped, &spd, &sps, &spe, &spr};
-    for (int i = 0; i < 10; i++) PyBuffer_Release(all[i]);
+    Py_buffer *all[] = {&gid, &pos, &ds, &a1, &a2, &removed, &dropped, &spd, &sps, &spe, &spr};
+    for (int i = 0; i < 11; i++) PyBuffer_Release(all[i]);
     return ret;
 }
 
@@ -314,16 +335,22 @@ static PyObject *py_select_first(PyObject *self, PyObject *args) { return py_sel
 static PyObject *py_select_none(PyObject *self, PyObject *args) { return py_select(args, 0); }
 
 static PyObject *py_first_two(PyObject *self, PyObject *args) {
-    Py_buffer gid, first, second;
-    int gid64;
-    long long base;
-    if (!PyArg_ParseTuple(args, "y*pLw*w*", &gid, &gid64, &base, &first, &second)) return NULL;
-    int64_t n = gid.len / W(gid64);
-    Py_BEGIN_ALLOW_THREADS
-    sd_first_two(gid.buf, gid64, n, base, first.buf, second.buf);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&gid); PyBuffer_Release(&first); PyBuffer_Release(&second);
-    Py_RETURN_NONE;
+    Py_buffer gid, pos, first, second;
+    int gid64, pw;
+    long long base, n_shard;
+    if (!PyArg_ParseTuple(args, "y*py*iLLw*w*", &gid, &gid64, &pos, &pw, &n_shard, &base, &first, &second))
+        return NULL;
+    int64_t m = gid.len / W(gid64);
+    PyObject *ret = NULL;
+    if (pos_ok(&pos, pw, m, n_shard)) {
+        const void *pp = pw ? pos.buf : NULL;
+        Py_BEGIN_ALLOW_THREADS
+        sd_first_two(gid.buf, gid64, m, pp, pw == 8, base, first.buf, second.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&gid); PyBuffer_Release(&pos); PyBuffer_Release(&first); PyBuffer_Release(&second);
+    return ret;
 }
 
 static PyObject *py_spm_pieces(PyObject *self, PyObject *args) {

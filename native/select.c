@@ -36,62 +36,75 @@ static int is_dropped(int64_t removed, int64_t ntok, double drop_fraction) {
     return ntok > 0 && (double)removed / (double)ntok > drop_fraction;
 }
 
-/* One pass in document order; `second` NULL means keep="first" (src is then the first
- * surviving sighting of each group, updated as we go), else keep="none" (src = first). */
-static int64_t select_pass(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
-                           double drop_fraction, int64_t base, int64_t *src, const int64_t *second,
-                           int64_t *scratch, int64_t *removed, uint8_t *dropped, int64_t *sp_doc,
-                           int64_t *sp_start, int64_t *sp_end, int64_t *sp_src) {
+/* Closes document d: its span, its removed count, the drop rule; a dropped document takes
+ * back the first sightings it made (keep="first"). */
+static void finish_doc(spans_t *s, int64_t d, const int64_t *doc_start, double drop_fraction, int64_t *src,
+                       const int64_t *scratch, int64_t *nset, int64_t *removed, uint8_t *dropped) {
+    const int64_t a = doc_start[d], b = doc_start[d + 1];
+    span_close(s, d, a);
+    removed[d] = s->removed;
+    dropped[d] = (uint8_t)is_dropped(s->removed, b - a, drop_fraction);
+    if (dropped[d])
+        for (int64_t j = 0; j < *nset; j++) src[scratch[j]] = -1;
+    *nset = 0;
+    s->removed = 0;
+}
+
+/* One pass in document order over the m window ids of a shard; `pos` (NULL: the identity)
+ * maps entry q to its shard position, increasing, so ids may cover the candidate text only.
+ * `second` NULL means keep="first" (src is then the first surviving sighting of each group,
+ * updated as we go), else keep="none" (src = first). */
+static int64_t select_pass(const void *gid, int gid64, int64_t m, const void *pos, int pos64,
+                           const int64_t *doc_start, int64_t ndocs, int64_t L, double drop_fraction, int64_t base,
+                           int64_t *src, const int64_t *second, int64_t *scratch, int64_t *removed,
+                           uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_src) {
     spans_t s = {0};
     s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
-    for (int64_t d = 0; d < ndocs; d++) {
-        int64_t a = doc_start[d], b = doc_start[d + 1];
-        int64_t nset = 0;
-        s.removed = 0;
-        for (int64_t p = a; p + L <= b; p++) {
-            int64_t g = idx_at(gid, p, gid64);
-            if (g < 0) continue;
-            if (second) {
-                span_add(&s, p, L, src[g] == base + p ? second[g] : src[g], d, a);
-            } else if (src[g] >= 0) {
-                span_add(&s, p, L, src[g], d, a);
-            } else {
-                /* First sight in text that survives so far; undone if this document drops. */
-                src[g] = base + p;
-                scratch[nset++] = g;
-            }
+    int64_t d = 0, nset = 0;
+    for (int64_t q = 0; q < m; q++) {
+        const int64_t g = idx_at(gid, q, gid64);
+        if (g < 0) continue;
+        const int64_t p = pos ? idx_at(pos, q, pos64) : q;
+        while (p >= doc_start[d + 1]) finish_doc(&s, d++, doc_start, drop_fraction, src, scratch, &nset, removed, dropped);
+        const int64_t a = doc_start[d];
+        if (second) {
+            span_add(&s, p, L, src[g] == base + p ? second[g] : src[g], d, a);
+        } else if (src[g] >= 0) {
+            span_add(&s, p, L, src[g], d, a);
+        } else {
+            /* First sight in text that survives so far; undone if this document drops. */
+            src[g] = base + p;
+            scratch[nset++] = g;
         }
-        span_close(&s, d, a);
-        removed[d] = s.removed;
-        dropped[d] = (uint8_t)is_dropped(s.removed, b - a, drop_fraction);
-        if (dropped[d])
-            for (int64_t j = 0; j < nset; j++) src[scratch[j]] = -1;
     }
+    while (d < ndocs) finish_doc(&s, d++, doc_start, drop_fraction, src, scratch, &nset, removed, dropped);
     return s.nsp;
 }
 
-int64_t sd_select_first(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
-                        double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
+int64_t sd_select_first(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+                        int64_t ndocs, int64_t L, double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
                         int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
                         int64_t *sp_end, int64_t *sp_src) {
-    return select_pass(gid, gid64, doc_start, ndocs, L, drop_fraction, base, src, NULL, scratch, removed, dropped,
-                       sp_doc, sp_start, sp_end, sp_src);
+    return select_pass(gid, gid64, m, pos, pos64, doc_start, ndocs, L, drop_fraction, base, src, NULL, scratch,
+                       removed, dropped, sp_doc, sp_start, sp_end, sp_src);
 }
 
-void sd_first_two(const void *gid, int gid64, int64_t n, int64_t base, int64_t *first, int64_t *second) {
-    for (int64_t p = 0; p < n; p++) {
-        int64_t g = idx_at(gid, p, gid64);
+void sd_first_two(const void *gid, int gid64, int64_t m, const void *pos, int pos64, int64_t base, int64_t *first,
+                  int64_t *second) {
+    for (int64_t q = 0; q < m; q++) {
+        const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
-        if (first[g] < 0) first[g] = base + p;
-        else if (second[g] < 0) second[g] = base + p;
+        const int64_t p = base + (pos ? idx_at(pos, q, pos64) : q);
+        if (first[g] < 0) first[g] = p;
+        else if (second[g] < 0) second[g] = p;
     }
 }
 
-int64_t sd_select_none(const void *gid, int gid64, const int64_t *doc_start, int64_t ndocs, int64_t L,
-                       double drop_fraction, int64_t base, const int64_t *first, const int64_t *second,
-                       int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
-                       int64_t *sp_end, int64_t *sp_src) {
+int64_t sd_select_none(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+                       int64_t ndocs, int64_t L, double drop_fraction, int64_t base, const int64_t *first,
+                       const int64_t *second, int64_t *removed, uint8_t *dropped, int64_t *sp_doc,
+                       int64_t *sp_start, int64_t *sp_end, int64_t *sp_src) {
     /* nothing is written to `first` in this mode: no first sightings are recorded */
-    return select_pass(gid, gid64, doc_start, ndocs, L, drop_fraction, base, (int64_t *)first, second, NULL,
-                       removed, dropped, sp_doc, sp_start, sp_end, sp_src);
+    return select_pass(gid, gid64, m, pos, pos64, doc_start, ndocs, L, drop_fraction, base, (int64_t *)first, second,
+                       NULL, removed, dropped, sp_doc, sp_start, sp_end, sp_src);
 }

@@ -3,8 +3,8 @@
 /* prefetch distance for the random accesses through the suffix array */
 #define PF 32
 
-int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid,
-                         const void *origin, int origin64, int64_t L, void *wpos, int wpos64, uint16_t *wl) {
+int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid, int64_t L,
+                         void *wpos, int wpos64, uint16_t *wl) {
     int64_t m = 0;
     /* LCP of two suffix-array entries is the minimum of the lcp values between them, so a
      * running minimum since the last kept window is its common prefix with the next one. */
@@ -14,16 +14,11 @@ int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, c
             int64_t v = idx_at(lcp, i, is64);
             if (v < run_min) run_min = v;
         }
-        if (i + PF < n) {
-            int64_t f = idx_at(sa, i + PF, is64);
-            __builtin_prefetch(&valid[f]);
-            if (origin) __builtin_prefetch(origin64 ? (const void *)((const int64_t *)origin + f)
-                                                    : (const void *)((const int32_t *)origin + f));
-        }
+        if (i + PF < n) __builtin_prefetch(&valid[idx_at(sa, i + PF, is64)]);
         int64_t p = idx_at(sa, i, is64);
         if (!valid[p]) continue;
         wl[m] = (uint16_t)(m == 0 ? 0 : (run_min < L ? run_min : L));
-        idx_set(wpos, m, wpos64, origin ? idx_at(origin, p, origin64) : p);
+        idx_set(wpos, m, wpos64, p);
         m++;
         run_min = INT64_MAX;
     }

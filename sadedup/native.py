@@ -74,24 +74,17 @@ def lcp_capped(tokens: np.ndarray, sa: np.ndarray, cap: int, out: np.ndarray | N
 
 
 def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
-                  wpos_dtype=np.int32, origin: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
     """The shard's in-document L-windows in suffix-array order (wpos), and each one's common
-    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window).
-
-    With `origin` (the suffix array is over candidate text), wpos holds origin[p] instead of p.
-    """
+    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window)."""
     n = len(valid)
     if len(sa) != n or len(lcp) != n or valid.dtype != np.uint8:
         raise ValueError("sa, lcp and valid (uint8) must have the same length")
-    if origin is not None and len(origin) != n:
-        raise ValueError("origin must have one entry per suffix")
     wpos = np.empty(n, dtype=wpos_dtype)
     wl = np.empty(n, dtype=np.uint16)
     if n == 0:
         return wpos, wl
-    ow = 0 if origin is None else (8 if _is64(origin) else 4)
-    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), b"" if origin is None else _c(origin), ow,
-                              int(L), wpos, _is64(wpos), wl)
+    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), int(L), wpos, _is64(wpos), wl)
     return wpos[:m], wl[:m]
 
 
@@ -198,38 +191,48 @@ def _span_buffers(n: int, L: int):
     return [np.empty(cap, dtype=np.int64) for _ in range(4)]
 
 
+def _pos_args(pos: np.ndarray | None) -> tuple:
+    """The (buffer, width) pair the select kernels take for a position map (None: identity)."""
+    if pos is None:
+        return b"", 0
+    return _buf(pos), 8 if _is64(pos) else 4
+
+
 def select_first(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: float, base: int,
-                 src: np.ndarray):
+                 src: np.ndarray, pos: np.ndarray | None = None):
     """keep='first' over one shard; `src` (int64 per group, -1 = unseen) carries across shards.
 
-    Returns (removed, dropped, (span_doc, span_start, span_end, span_src)).
+    gid[q] is the group of the window at shard position pos[q] (increasing), or at q when
+    pos is None. Returns (removed, dropped, (span_doc, span_start, span_end, span_src)).
     """
     ndocs = len(doc_start) - 1
     removed = np.zeros(ndocs, dtype=np.int64)
     dropped = np.zeros(ndocs, dtype=np.uint8)
     spans = _span_buffers(len(gid), L)
     scratch = np.empty(max(len(gid), 1), dtype=np.int64)
-    k = _native.select_first(_buf(gid), _is64(gid), _c(doc_start.astype(np.int64, copy=False)), int(L),
-                             float(drop_fraction), int(base), _buf(src) if src.size else bytearray(),
+    k = _native.select_first(_buf(gid), _is64(gid), *_pos_args(pos), _c(doc_start.astype(np.int64, copy=False)),
+                             int(L), float(drop_fraction), int(base), _buf(src) if src.size else bytearray(),
                              scratch, removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)
     return removed, dropped.astype(bool), tuple(s[:k] for s in spans)
 
 
-def first_two(gid: np.ndarray, base: int, first: np.ndarray, second: np.ndarray) -> None:
-    """Records, per group, its first and second global position (state across shards)."""
+def first_two(gid: np.ndarray, n: int, base: int, first: np.ndarray, second: np.ndarray,
+              pos: np.ndarray | None = None) -> None:
+    """Records, per group, its first and second global position (state across shards);
+    gid and pos as in select_first, n the shard's length."""
     if gid.size and first.size:
-        _native.first_two(_c(gid), _is64(gid), int(base), _c(first), _c(second))
+        _native.first_two(_c(gid), _is64(gid), *_pos_args(pos), int(n), int(base), _c(first), _c(second))
 
 
 def select_none(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: float, base: int,
-                first: np.ndarray, second: np.ndarray):
+                first: np.ndarray, second: np.ndarray, pos: np.ndarray | None = None):
     """keep='none' over one shard: every occurrence of a repeated window is struck."""
     ndocs = len(doc_start) - 1
     removed = np.zeros(ndocs, dtype=np.int64)
     dropped = np.zeros(ndocs, dtype=np.uint8)
     spans = _span_buffers(len(gid), L)
-    k = _native.select_none(_buf(gid), _is64(gid), _c(doc_start.astype(np.int64, copy=False)), int(L),
-                            float(drop_fraction), int(base), _buf(first) if first.size else bytearray(),
+    k = _native.select_none(_buf(gid), _is64(gid), *_pos_args(pos), _c(doc_start.astype(np.int64, copy=False)),
+                            int(L), float(drop_fraction), int(base), _buf(first) if first.size else bytearray(),
                             _buf(second) if second.size else bytearray(),
                             removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)
     return removed, dropped.astype(bool), tuple(s[:k] for s in spans)

@@ -241,3 +241,46 @@ def test_merge_in_parts_equals_one_merge(data, L, k, parts, dt):
     one, split = streams(), streams()
     assert merge_parts(split, L, parts) == native.merge(one, L)
     assert all((a[3] == b[3]).all() for a, b in zip(one, split))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), L=st.integers(1, 6), drop=st.sampled_from([0.0, 0.5, 0.8, 1.0]))
+def test_select_over_a_position_map_equals_select_over_every_position(data, L, drop):
+    """The remove pass over candidate text (gid + origin) decides exactly what it decides over
+    the whole shard's gid, whatever positions outside the windows the candidate text keeps."""
+    lengths = data.draw(st.lists(st.integers(0, 30), min_size=1, max_size=8))
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    valid = valid_windows(offsets, n, L).astype(bool)
+    groups = data.draw(st.integers(1, 6))
+    full = np.full(n, -1, dtype=np.int32)
+    for p in np.nonzero(valid)[0]:
+        full[p] = data.draw(st.integers(-1, groups - 1))
+    extra = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    pos = np.nonzero((full >= 0) | extra)[0].astype(np.int32)
+    part = full[pos]
+    for base in (0, 1000):
+        src_a, src_b = np.full(groups, -1, np.int64), np.full(groups, -1, np.int64)
+        a = native.select_first(full, offsets, L, drop, base, src_a)
+        b = native.select_first(part, offsets, L, drop, base, src_b, pos=pos)
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+        assert [x.tolist() for x in a[2]] == [x.tolist() for x in b[2]]
+        assert src_a.tolist() == src_b.tolist()
+        f_a, s_a, f_b, s_b = (np.full(groups, -1, np.int64) for _ in range(4))
+        native.first_two(full, n, base, f_a, s_a)
+        native.first_two(part, n, base, f_b, s_b, pos=pos)
+        assert f_a.tolist() == f_b.tolist() and s_a.tolist() == s_b.tolist()
+        a = native.select_none(full, offsets, L, drop, base, f_a, s_a)
+        b = native.select_none(part, offsets, L, drop, base, f_b, s_b, pos=pos)
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+        assert [x.tolist() for x in a[2]] == [x.tolist() for x in b[2]]
+
+
+def test_select_rejects_a_bad_position_map():
+    offsets = np.array([0, 10], dtype=np.int64)
+    gid = np.array([-1, 0, 0], dtype=np.int32)
+    src = np.full(1, -1, np.int64)
+    for pos in (np.array([0, 5, 5], np.int32), np.array([3, 2, 4], np.int32), np.array([0, 1, 10], np.int32),
+                np.array([0, 1], np.int32)):
+        with pytest.raises(ValueError, match="pos"):
+            native.select_first(gid, offsets, 2, 0.8, 0, src, pos=pos)

@@ -25,6 +25,8 @@ from ..store import TextStore
 from ..tokenizers import char_spans
 from ..workspace import load_npy, writable_npy
 from .base import Context, Stage, chain
+from .build import Build
+from .candidates import Candidates
 from .repeats import Repeats
 from .sizing import usable_budget
 from .tokenize import Tokenize
@@ -91,6 +93,12 @@ class Remove(Stage):
         wf = ctx.wf
         L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
         outs = Repeats().out_dirs(ctx)
+        # gid covers the text Build sorted; over candidate text, origin.npy gives positions
+        sorted_text = Build().dirs(ctx) if Candidates().enabled(ctx) else None
+
+        def pos(k: int) -> np.ndarray | None:
+            return None if sorted_text is None else load_npy(sorted_text[k] / "origin.npy")
+
         groups = ctx.ws.stage_detail("repeats")["groups"]
         scratch = Repeats().folder(ctx) / "group_state.npy"
         budget = usable_budget(wf)
@@ -101,14 +109,16 @@ class Remove(Stage):
             first = _group_state(scratch, groups, budget // 2)
             second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
             for k, o in enumerate(outs):
-                native.first_two(load_npy(o / "gid.npy"), int(shards.bases[k]), first, second)
+                native.first_two(load_npy(o / "gid.npy"), int(shards.offsets[k][-1]), int(shards.bases[k]), first,
+                                 second, pos=pos(k))
         with bar("remove", len(outs), "shards") as b:
             for k, o in enumerate(outs):
                 gid = load_npy(o / "gid.npy")
                 if keep == "first":
-                    res = native.select_first(gid, shards.offsets[k], L, drop, int(shards.bases[k]), src)
+                    res = native.select_first(gid, shards.offsets[k], L, drop, int(shards.bases[k]), src, pos=pos(k))
                 else:
-                    res = native.select_none(gid, shards.offsets[k], L, drop, int(shards.bases[k]), first, second)
+                    res = native.select_none(gid, shards.offsets[k], L, drop, int(shards.bases[k]), first, second,
+                                             pos=pos(k))
                 per_shard.append(res)
                 b.advance()
         for p in (scratch, scratch.with_name("group_state2.npy")):

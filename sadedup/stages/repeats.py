@@ -1,8 +1,12 @@
 """Repeats: every in-document L-window of the corpus gets the id of its group of equal
 windows, exactly as one global suffix array would group them.
 
+Positions here are those of the text Build sorted: the candidate text with the prefilter
+(each region is contiguous in the shard, so a window is the same L tokens in both, and
+origin.npy maps it back), else the shard's.
+
 1. Per shard (parallel): walk the suffix array, keep the windows that lie inside one
-   document, and mark where a new distinct window starts (LCP < L): windows/{wpos,wl}.npy.
+   document (region), and mark where a new distinct window starts (LCP < L): {wpos,wl}.npy.
    wl[j] is window j's common prefix with window j-1, capped at L: wl < L starts a new one.
 2. Across shards (native k-way merge on an LCP loser tree): the shards' sorted distinct
    windows are merged; common prefixes are carried along from wl, so tokens are read only
@@ -11,7 +15,8 @@ windows, exactly as one global suffix array would group them.
    per shard. The key range is cut by first token into one part per worker, merged on
    threads.
 3. Per shard (parallel, native): scatter the ids back to token positions: gid.npy (int32
-   or int64), gid[p] = group of the window starting at p, or -1.
+   or int64), gid[p] = group of the window starting at p, or -1. Over candidate text it is
+   2.5 times smaller than over the shard, and so is the remove stage's pass over it.
 """
 from __future__ import annotations
 
@@ -45,30 +50,26 @@ def valid_windows(offsets: np.ndarray, n: int, L: int) -> np.ndarray:
     return (delta[:n] > 0).view(np.uint8)
 
 
-def windows_shard(shard_dir: str, build_dir: str, out_dir: str, L: int, candidates: bool) -> dict[str, Any]:
+def windows_shard(build_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     """Task: one shard's in-document windows in suffix-array order. Over candidate text the
-    regions take the place of documents and positions go back to the shard's."""
-    sdir, bdir, odir = Path(shard_dir), Path(build_dir), Path(out_dir)
+    regions take the place of documents."""
+    bdir, odir = Path(build_dir), Path(out_dir)
     odir.mkdir(parents=True, exist_ok=True)
     offsets = np.load(bdir / "offsets.npy")
     n = int(offsets[-1])
-    sa = load_npy(bdir / "sa.npy")
-    lcp = load_npy(bdir / "lcp.npy")
-    valid = valid_windows(offsets, n, L)
-    origin = load_npy(bdir / "origin.npy") if candidates and n else None
-    shard_n = int(np.load(sdir / "offsets.npy")[-1])
-    wpos, wl = native.local_windows(sa, lcp, valid, L, origin=origin,
-                                    wpos_dtype=np.int32 if shard_n < (1 << 31) else np.int64)
+    wpos, wl = native.local_windows(load_npy(bdir / "sa.npy"), load_npy(bdir / "lcp.npy"), valid_windows(offsets, n, L),
+                                    L, wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
     save_npy(odir / "wpos.npy", wpos)
     save_npy(odir / "wl.npy", wl)
     return {"windows": len(wpos), "distinct": native.count_runs(wl, L)}
 
 
-def scatter_shard(shard_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[str, Any]:
-    """Task: group id per token position of one shard from its per-distinct-window ids."""
-    sdir, odir = Path(shard_dir), Path(out_dir)
-    n = int(np.load(sdir / "offsets.npy")[-1])
-    with npy_in_place(odir / "gid.npy", gid_dtype, n) as gid:  # as large as the shard's tokens
+def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[str, Any]:
+    """Task: group id per token position of one shard's sorted text from its
+    per-distinct-window ids."""
+    bdir, odir = Path(build_dir), Path(out_dir)
+    n = int(np.load(bdir / "offsets.npy")[-1])
+    with npy_in_place(odir / "gid.npy", gid_dtype, n) as gid:  # as large as the sorted tokens
         gid[:] = -1
         repeated = native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
                                   load_npy(odir / "run_gid.npy"), gid)
@@ -145,7 +146,6 @@ class Repeats(Stage):
         key = self.key(ctx)
         shards = Tokenize().shard_dirs(ctx)
         built = Build().dirs(ctx)
-        candidates = isinstance(Build.source(ctx), Candidates)
         outs = self.out_dirs(ctx)
         wkey, mkey, gkey = chain(key, "windows"), chain(key, "merge"), chain(key, "groups")
 
@@ -171,15 +171,14 @@ class Repeats(Stage):
         todo = [k for k in range(len(shards)) if ctx.force or not windows_ok(k)]
         with bar("windows", len(shards), "shards") as b:
             b.advance(len(shards) - len(todo))
-            for i, res in ctx.executor.imap(windows_shard, [(str(shards[k]), str(built[k]), str(outs[k]), L, candidates)
-                                                                 for k in todo]):
+            for i, res in ctx.executor.imap(windows_shard, [(str(built[k]), str(outs[k]), L) for k in todo]):
                 k = todo[i]
                 ws.mark("windows", wkeys[k], "done", shard=k, artifact=outs[k],
                         files=[outs[k] / f for f in WINDOW_FILES], **res)
                 b.advance()
         t1 = time.perf_counter()
         if todo or ctx.force or not merged():
-            groups = self._merge(shards, outs, L, max(1, ctx.wf.run.n_workers))
+            groups = self._merge(built, outs, L, max(1, ctx.wf.run.n_workers))
             faults.point("repeats.merge")
             ws.mark("merge", merge_key(), "done", files=run_gids, groups=groups)
             redo = list(range(len(shards)))
@@ -190,7 +189,7 @@ class Repeats(Stage):
         gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
         with bar("group ids", len(shards), "shards") as b:
             b.advance(len(shards) - len(redo))
-            for i, res in ctx.executor.imap(scatter_shard, [(str(shards[k]), str(outs[k]), gid_dtype, L) for k in redo]):
+            for i, res in ctx.executor.imap(scatter_shard, [(str(built[k]), str(outs[k]), gid_dtype, L) for k in redo]):
                 k = redo[i]
                 ws.mark("groups", chain(gkey, k, ws.checksum("merge")), "done", shard=k, artifact=outs[k], files=[outs[k] / "gid.npy"], **res)
                 b.advance()
@@ -204,11 +203,11 @@ class Repeats(Stage):
         return detail
 
     @staticmethod
-    def _merge(shards: list[Path], outs: list[Path], L: int, parts: int) -> int:
+    def _merge(built: list[Path], outs: list[Path], L: int, parts: int) -> int:
         streams = []
         with ExitStack() as files:
-            for sdir, odir in zip(shards, outs):
+            for bdir, odir in zip(built, outs):
                 wl = load_npy(odir / "wl.npy")
                 run_gid = files.enter_context(npy_in_place(odir / "run_gid.npy", np.int64, native.count_runs(wl, L)))
-                streams.append((load_npy(sdir / "tokens.npy"), load_npy(odir / "wpos.npy"), wl, run_gid))
+                streams.append((load_npy(bdir / "tokens.npy"), load_npy(odir / "wpos.npy"), wl, run_gid))
             return merge_parts(streams, L, parts)

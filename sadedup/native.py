@@ -35,12 +35,8 @@ def token_size(tokens: np.ndarray) -> int:
     return tokens.dtype.itemsize
 
 
-def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """LCP array of `tokens` given its suffix array; `out` may be a writable memmap.
-
-    lcp[0] = 0 and lcp[i] = length of the longest common prefix of the suffixes at
-    sa[i-1] and sa[i]. Needs one temporary array of len(sa) entries of sa's width.
-    """
+def _lcp_out(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """The checked output array of an LCP kernel: `out`, or a new one of sa's dtype."""
     n = len(tokens)
     if len(sa) != n:
         raise ValueError("suffix array and tokens differ in length")
@@ -48,6 +44,17 @@ def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None)
         out = np.empty(n, dtype=sa.dtype)
     if out.dtype != sa.dtype or len(out) != n:
         raise ValueError("lcp output must match the suffix array's dtype and length")
+    return out
+
+
+def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """LCP array of `tokens` given its suffix array; `out` may be a writable memmap.
+
+    lcp[0] = 0 and lcp[i] = length of the longest common prefix of the suffixes at
+    sa[i-1] and sa[i]. Needs one temporary array of len(sa) entries of sa's width.
+    """
+    out = _lcp_out(tokens, sa, out)
+    n = len(out)
     if n == 0:
         return out
     tmp = np.empty(n, dtype=sa.dtype)
@@ -61,13 +68,8 @@ def lcp_capped(tokens: np.ndarray, sa: np.ndarray, cap: int, out: np.ndarray | N
     Compares each pair of suffix-array neighbours directly, at most `cap` tokens, in one
     pass with no scratch memory: what the window stages need, at a fraction of Phi's cost.
     """
-    n = len(tokens)
-    if len(sa) != n:
-        raise ValueError("suffix array and tokens differ in length")
-    if out is None:
-        out = np.empty(n, dtype=sa.dtype)
-    if out.dtype != sa.dtype or len(out) != n:
-        raise ValueError("lcp output must match the suffix array's dtype and length")
+    out = _lcp_out(tokens, sa, out)
+    n = len(out)
     if n:
         _native.lcp_capped(_c(tokens), token_size(tokens), _c(sa), _c(out), _is64(sa), int(cap))
     return out

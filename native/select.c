@@ -1,5 +1,8 @@
 #include "kernels.h"
 
+/* prefetch distance, in entries of gid */
+#define PF 32
+
 /* Span builder: duplicate windows arrive in increasing position; windows that overlap or
  * touch the open span extend it (the removed tokens are the union, in maximal runs). */
 typedef struct {
@@ -62,6 +65,14 @@ static int64_t select_pass(const void *gid, int gid64, int64_t m, const void *po
     s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
     int64_t d = 0, nset = 0;
     for (int64_t q = 0; q < m; q++) {
+        /* src (and second) are indexed by group id: random, and far larger than the cache */
+        if (q + PF < m) {
+            const int64_t f = idx_at(gid, q + PF, gid64);
+            if (f >= 0) {
+                __builtin_prefetch(&src[f], 1);
+                if (second) __builtin_prefetch(&second[f]);
+            }
+        }
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
         const int64_t p = pos ? idx_at(pos, q, pos64) : q;
@@ -92,6 +103,13 @@ int64_t sd_select_first(const void *gid, int gid64, int64_t m, const void *pos, 
 void sd_first_two(const void *gid, int gid64, int64_t m, const void *pos, int pos64, int64_t base, int64_t *first,
                   int64_t *second) {
     for (int64_t q = 0; q < m; q++) {
+        if (q + PF < m) {
+            const int64_t f = idx_at(gid, q + PF, gid64);
+            if (f >= 0) {
+                __builtin_prefetch(&first[f], 1);
+                __builtin_prefetch(&second[f], 1);
+            }
+        }
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
         const int64_t p = base + (pos ? idx_at(pos, q, pos64) : q);

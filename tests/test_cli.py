@@ -139,6 +139,15 @@ def test_stage_by_stage_equals_run(cli, tmp_path):
         cli(stage, w)
     cli("export", w, "--output", tmp_path / "b.jsonl")
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    # remove under another drop rule, then the default one again (--set is kept for the
+    # next command): the spans are replaced, not added to, and their indexes rebuilt
+    spans = db_rows(w, "SELECT * FROM spans ORDER BY span_id")
+    cli("remove", w, "--set", "substring.drop_fraction=0.99")
+    assert db_rows(w, "SELECT * FROM spans ORDER BY span_id") != spans
+    cli("remove", w, "--set", "substring.drop_fraction=0.8")
+    assert db_rows(w, "SELECT * FROM spans ORDER BY span_id") == spans
+    indexes = db_rows(w, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans'")
+    assert sorted(i[0] for i in indexes) == ["spans_doc", "spans_src"]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -157,11 +157,10 @@ class Remove(Stage):
         n_spans = len(cols[0])
         none = [np.zeros(0, np.int64)]
         with ws.engine.begin() as conn:
-            conn.exec_driver_sql("DELETE FROM spans")
             conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = 'substring_coverage'")
             conn.exec_driver_sql("UPDATE documents SET n_tokens = NULL, removed_tokens = NULL, coverage = NULL, "
                                  "removed_chars = NULL WHERE n_tokens IS NOT NULL")
-            db.bulk_insert(conn, db.spans, ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
+            db.bulk_replace(conn, db.spans, ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
                                             "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
                            zip(range(n_spans), *(c.tolist() for c in cols)))
             all_ids = np.concatenate(shards.doc_ids + none)

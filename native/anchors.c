@@ -76,12 +76,11 @@ int64_t sd_regions(const int64_t *anchors, int64_t na, const int64_t *offsets, i
 }
 
 void sd_gather_regions(const uint8_t *T, int es, const int64_t *starts, const int64_t *ends, int64_t nr,
-                       uint8_t *out, void *origin, int origin64) {
+                       uint8_t *out) {
     int64_t o = 0;
     for (int64_t r = 0; r < nr; r++) {
         const int64_t len = ends[r] - starts[r];
         memcpy(out + o * es, T + starts[r] * es, (size_t)(len * es));
-        for (int64_t i = 0; i < len; i++) idx_set(origin, o + i, origin64, starts[r] + i);
         o += len;
     }
 }

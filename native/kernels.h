@@ -95,9 +95,9 @@ void sd_member(const uint64_t *set, int64_t ns, const uint64_t *q, int64_t nq, u
 int64_t sd_count_chars(const uint8_t *T, int64_t n, const int64_t *from, const int64_t *to, int64_t m,
                        int64_t *out);
 
-/* Copies the regions' tokens, in order, to out and each one's position in T to origin. */
+/* Copies the regions' tokens, in order, to out. */
 void sd_gather_regions(const uint8_t *T, int es, const int64_t *starts, const int64_t *ends, int64_t nr,
-                       uint8_t *out, void *origin, int origin64);
+                       uint8_t *out);
 
 /* One shard's sorted stream of windows, as made by sd_local_windows. */
 typedef struct {
@@ -123,27 +123,30 @@ int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw,
                 void *gid, int gid64);
 
 /* Keep-first selection for one shard, shards visited in document order.
- *   gid: group id per window start (-1: unique or not a window), m entries; pos (int32 or
- *        int64 by pos64, increasing) maps entry q to its position in the shard, or NULL when
- *        entry q is position q: with the prefilter, ids cover the candidate text only;
+ *   gid: group id per window start (-1: unique or not a window), m entries, covering nr
+ *        runs of the shard in order: entry q with roff[r] <= q < roff[r+1] is shard
+ *        position rstart[r] + q - roff[r] (roff[0] = 0, roff[nr] = m). With the prefilter
+ *        the runs are the candidate regions, else one run, rstart = {0}, roff = {0, m};
  *   doc_start: ndocs+1 offsets in the shard;
  *   src: per group, the global position of its first occurrence in surviving text, or -1
  *        (state carried from shard to shard); scratch: >= max windows per doc entries.
  * Outputs per document removed[] and dropped[], and the spans (maximal runs of tokens
  * covered by duplicate windows) with the source of each span's first window.
  * Returns the number of spans written. */
-int64_t sd_select_first(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+int64_t sd_select_first(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff,
+                        const int64_t *doc_start,
                         int64_t ndocs, int64_t L, double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
                         int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
                         int64_t *sp_end, int64_t *sp_src);
 
 /* keep="none": first and second global occurrence of every group (state across shards);
- * gid, m, pos as for sd_select_first. */
-void sd_first_two(const void *gid, int gid64, int64_t m, const void *pos, int pos64, int64_t base, int64_t *first,
-                  int64_t *second);
+ * gid, m and the runs as for sd_select_first. */
+void sd_first_two(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff, int64_t base,
+                  int64_t *first, int64_t *second);
 
 /* keep="none" selection: every window of a repeated group is struck. */
-int64_t sd_select_none(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+int64_t sd_select_none(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff,
+                       const int64_t *doc_start,
                        int64_t ndocs, int64_t L, double drop_fraction, int64_t base, const int64_t *first,
                        const int64_t *second, int64_t *removed, uint8_t *dropped, int64_t *sp_doc,
                        int64_t *sp_start, int64_t *sp_end, int64_t *sp_src);

@@ -167,12 +167,11 @@ static PyObject *py_regions(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* gather_regions(T, es, starts, ends, out, origin, origin64); sizes checked in native.py,
- * bounds here */
+/* gather_regions(T, es, starts, ends, out); sizes checked in native.py, bounds here */
 static PyObject *py_gather_regions(PyObject *self, PyObject *args) {
-    Py_buffer T, starts, ends, out, origin;
-    int es, origin64;
-    if (!PyArg_ParseTuple(args, "y*iy*y*w*w*p", &T, &es, &starts, &ends, &out, &origin, &origin64)) return NULL;
+    Py_buffer T, starts, ends, out;
+    int es;
+    if (!PyArg_ParseTuple(args, "y*iy*y*w*", &T, &es, &starts, &ends, &out)) return NULL;
     PyObject *ret = NULL;
     int64_t nr = starts.len / 8, total = 0, bad = 0;
     const int64_t *s = starts.buf, *e = ends.buf, n = T.len / es;
@@ -182,14 +181,13 @@ static PyObject *py_gather_regions(PyObject *self, PyObject *args) {
     }
     if (bad || ends.len != starts.len) {
         PyErr_SetString(PyExc_ValueError, "regions must lie within the tokens");
-    } else if (need(&out, total * es, "out") && need(&origin, total * W(origin64), "origin")) {
+    } else if (need(&out, total * es, "out")) {
         Py_BEGIN_ALLOW_THREADS
-        sd_gather_regions(T.buf, es, s, e, nr, out.buf, origin.buf, origin64);
+        sd_gather_regions(T.buf, es, s, e, nr, out.buf);
         Py_END_ALLOW_THREADS
         ret = Py_None; Py_INCREF(ret);
     }
-    PyBuffer_Release(&T); PyBuffer_Release(&starts); PyBuffer_Release(&ends);
-    PyBuffer_Release(&out); PyBuffer_Release(&origin);
+    PyBuffer_Release(&T); PyBuffer_Release(&starts); PyBuffer_Release(&ends); PyBuffer_Release(&out);
     return ret;
 }
 
@@ -268,36 +266,27 @@ static PyObject *py_scatter(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* The map from a gid entry to its shard position: empty (the identity) or pos_width 4 or 8,
- * one entry per gid entry, increasing, inside the shard's documents. */
-static int pos_ok(Py_buffer *pos, int pw, int64_t m, int64_t n_shard) {
-    if (pw == 0) {
-        if (m > n_shard) { PyErr_SetString(PyExc_ValueError, "more gid entries than shard tokens"); return 0; }
-        return 1;
+/* The runs of the shard that m gid entries cover (kernels.h): int64 starts (nr) and
+ * offsets (nr+1) from 0 to m, each run inside the shard and after the one before. */
+static int runs_ok(Py_buffer *rstart, Py_buffer *roff, int64_t m, int64_t n_shard) {
+    const int64_t nr = rstart->len / 8, *st = rstart->buf, *of = roff->len ? roff->buf : NULL;
+    int ok = nr >= 1 && roff->len == (nr + 1) * 8 && of[0] == 0 && of[nr] == m;
+    for (int64_t r = 0, end = 0; ok && r < nr; r++) {
+        const int64_t len = of[r + 1] - of[r];
+        ok = len >= 0 && st[r] >= end && st[r] + len <= n_shard;
+        end = st[r] + len;
     }
-    if ((pw != 4 && pw != 8) || pos->len != m * pw) {
-        PyErr_SetString(PyExc_ValueError, "pos must be int32 or int64 with one entry per gid entry");
-        return 0;
-    }
-    int64_t last = -1;
-    for (int64_t q = 0; q < m; q++) {
-        int64_t p = idx_at(pos->buf, q, pw == 8);
-        if (p <= last || p >= n_shard) {
-            PyErr_SetString(PyExc_ValueError, "pos must increase and stay inside the shard");
-            return 0;
-        }
-        last = p;
-    }
-    return 1;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "runs must cover the gid entries in order, inside the shard");
+    return ok;
 }
 
 static PyObject *py_select(PyObject *args, int first_mode) {
-    Py_buffer gid, pos, ds, a1, a2, removed, dropped, spd, sps, spe, spr;
-    int gid64, pw;
+    Py_buffer gid, rstart, roff, ds, a1, a2, removed, dropped, spd, sps, spe, spr;
+    int gid64;
     long long L, base;
     double drop;
-    if (!PyArg_ParseTuple(args, "y*py*iy*LdLw*w*w*w*w*w*w*w*", &gid, &gid64, &pos, &pw, &ds, &L, &drop, &base, &a1,
-                          &a2, &removed, &dropped, &spd, &sps, &spe, &spr))
+    if (!PyArg_ParseTuple(args, "y*py*y*y*LdLw*w*w*w*w*w*w*w*", &gid, &gid64, &rstart, &roff, &ds, &L, &drop, &base,
+                          &a1, &a2, &removed, &dropped, &spd, &sps, &spe, &spr))
         return NULL;
     PyObject *ret = NULL;
     int64_t ndocs = ds.len / 8 - 1, m = gid.len / W(gid64), nsp = 0;
@@ -312,22 +301,21 @@ static PyObject *py_select(PyObject *args, int first_mode) {
         PyErr_SetString(PyExc_ValueError, "doc offsets must start at 0 and cover the gid entries");
         ok = 0;
     }
-    ok = ok && pos_ok(&pos, pw, m, ndocs >= 0 ? d[ndocs] : 0);
+    ok = ok && runs_ok(&rstart, &roff, m, ndocs >= 0 ? d[ndocs] : 0);
     if (ok && L < 1) { PyErr_SetString(PyExc_ValueError, "L must be >= 1"); ok = 0; }
     if (ok) {
-        const void *pp = pw ? pos.buf : NULL;
         Py_BEGIN_ALLOW_THREADS
         if (first_mode)
-            nsp = sd_select_first(gid.buf, gid64, m, pp, pw == 8, d, ndocs, L, drop, base, a1.buf, a2.buf,
+            nsp = sd_select_first(gid.buf, gid64, m, rstart.buf, roff.buf, d, ndocs, L, drop, base, a1.buf, a2.buf,
                                   removed.buf, dropped.buf, spd.buf, sps.buf, spe.buf, spr.buf);
         else
-            nsp = sd_select_none(gid.buf, gid64, m, pp, pw == 8, d, ndocs, L, drop, base, a1.buf, a2.buf,
+            nsp = sd_select_none(gid.buf, gid64, m, rstart.buf, roff.buf, d, ndocs, L, drop, base, a1.buf, a2.buf,
                                  removed.buf, dropped.buf, spd.buf, sps.buf, spe.buf, spr.buf);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(nsp);
     }
-    Py_buffer *all[] = {&gid, &pos, &ds, &a1, &a2, &removed, &dropped, &spd, &sps, &spe, &spr};
-    for (int i = 0; i < 11; i++) PyBuffer_Release(all[i]);
+    Py_buffer *all[] = {&gid, &rstart, &roff, &ds, &a1, &a2, &removed, &dropped, &spd, &sps, &spe, &spr};
+    for (int i = 0; i < 12; i++) PyBuffer_Release(all[i]);
     return ret;
 }
 
@@ -335,21 +323,21 @@ static PyObject *py_select_first(PyObject *self, PyObject *args) { return py_sel
 static PyObject *py_select_none(PyObject *self, PyObject *args) { return py_select(args, 0); }
 
 static PyObject *py_first_two(PyObject *self, PyObject *args) {
-    Py_buffer gid, pos, first, second;
-    int gid64, pw;
+    Py_buffer gid, rstart, roff, first, second;
+    int gid64;
     long long base, n_shard;
-    if (!PyArg_ParseTuple(args, "y*py*iLLw*w*", &gid, &gid64, &pos, &pw, &n_shard, &base, &first, &second))
+    if (!PyArg_ParseTuple(args, "y*py*y*LLw*w*", &gid, &gid64, &rstart, &roff, &n_shard, &base, &first, &second))
         return NULL;
     int64_t m = gid.len / W(gid64);
     PyObject *ret = NULL;
-    if (pos_ok(&pos, pw, m, n_shard)) {
-        const void *pp = pw ? pos.buf : NULL;
+    if (runs_ok(&rstart, &roff, m, n_shard)) {
         Py_BEGIN_ALLOW_THREADS
-        sd_first_two(gid.buf, gid64, m, pp, pw == 8, base, first.buf, second.buf);
+        sd_first_two(gid.buf, gid64, m, rstart.buf, roff.buf, base, first.buf, second.buf);
         Py_END_ALLOW_THREADS
         ret = Py_None; Py_INCREF(ret);
     }
-    PyBuffer_Release(&gid); PyBuffer_Release(&pos); PyBuffer_Release(&first); PyBuffer_Release(&second);
+    PyBuffer_Release(&gid); PyBuffer_Release(&rstart); PyBuffer_Release(&roff);
+    PyBuffer_Release(&first); PyBuffer_Release(&second);
     return ret;
 }
 
@@ -574,7 +562,7 @@ static PyMethodDef methods[] = {
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
     {"anchors", py_anchors, METH_VARARGS, "Winnowing anchors of the in-document L-windows."},
     {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},
-    {"gather_regions", py_gather_regions, METH_VARARGS, "Regions' tokens and their origin positions."},
+    {"gather_regions", py_gather_regions, METH_VARARGS, "The regions' tokens, in order."},
     {"member", py_member, METH_VARARGS, "Membership of uint64 values in a set of distinct ones."},
     {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},

@@ -53,17 +53,16 @@ static void finish_doc(spans_t *s, int64_t d, const int64_t *doc_start, double d
     s->removed = 0;
 }
 
-/* One pass in document order over the m window ids of a shard; `pos` (NULL: the identity)
- * maps entry q to its shard position, increasing, so ids may cover the candidate text only.
- * `second` NULL means keep="first" (src is then the first surviving sighting of each group,
- * updated as we go), else keep="none" (src = first). */
-static int64_t select_pass(const void *gid, int gid64, int64_t m, const void *pos, int pos64,
+/* One pass in document order over the m window ids of a shard, which cover the runs
+ * (rstart, roff) of it (see kernels.h). `second` NULL means keep="first" (src is then the
+ * first surviving sighting of each group, updated as we go), else keep="none" (src = first). */
+static int64_t select_pass(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff,
                            const int64_t *doc_start, int64_t ndocs, int64_t L, double drop_fraction, int64_t base,
                            int64_t *src, const int64_t *second, int64_t *scratch, int64_t *removed,
                            uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_src) {
     spans_t s = {0};
     s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
-    int64_t d = 0, nset = 0;
+    int64_t d = 0, nset = 0, r = 0;
     for (int64_t q = 0; q < m; q++) {
         /* src (and second) are indexed by group id: random, and far larger than the cache */
         if (q + PF < m) {
@@ -75,7 +74,8 @@ static int64_t select_pass(const void *gid, int gid64, int64_t m, const void *po
         }
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
-        const int64_t p = pos ? idx_at(pos, q, pos64) : q;
+        while (q >= roff[r + 1]) r++;
+        const int64_t p = rstart[r] + (q - roff[r]);
         while (p >= doc_start[d + 1]) finish_doc(&s, d++, doc_start, drop_fraction, src, scratch, &nset, removed, dropped);
         const int64_t a = doc_start[d];
         if (second) {
@@ -92,16 +92,18 @@ static int64_t select_pass(const void *gid, int gid64, int64_t m, const void *po
     return s.nsp;
 }
 
-int64_t sd_select_first(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+int64_t sd_select_first(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff,
+                        const int64_t *doc_start,
                         int64_t ndocs, int64_t L, double drop_fraction, int64_t base, int64_t *src, int64_t *scratch,
                         int64_t *removed, uint8_t *dropped, int64_t *sp_doc, int64_t *sp_start,
                         int64_t *sp_end, int64_t *sp_src) {
-    return select_pass(gid, gid64, m, pos, pos64, doc_start, ndocs, L, drop_fraction, base, src, NULL, scratch,
+    return select_pass(gid, gid64, m, rstart, roff, doc_start, ndocs, L, drop_fraction, base, src, NULL, scratch,
                        removed, dropped, sp_doc, sp_start, sp_end, sp_src);
 }
 
-void sd_first_two(const void *gid, int gid64, int64_t m, const void *pos, int pos64, int64_t base, int64_t *first,
-                  int64_t *second) {
+void sd_first_two(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff, int64_t base,
+                  int64_t *first, int64_t *second) {
+    int64_t r = 0;
     for (int64_t q = 0; q < m; q++) {
         if (q + PF < m) {
             const int64_t f = idx_at(gid, q + PF, gid64);
@@ -112,17 +114,19 @@ void sd_first_two(const void *gid, int gid64, int64_t m, const void *pos, int po
         }
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
-        const int64_t p = base + (pos ? idx_at(pos, q, pos64) : q);
+        while (q >= roff[r + 1]) r++;
+        const int64_t p = base + rstart[r] + (q - roff[r]);
         if (first[g] < 0) first[g] = p;
         else if (second[g] < 0) second[g] = p;
     }
 }
 
-int64_t sd_select_none(const void *gid, int gid64, int64_t m, const void *pos, int pos64, const int64_t *doc_start,
+int64_t sd_select_none(const void *gid, int gid64, int64_t m, const int64_t *rstart, const int64_t *roff,
+                       const int64_t *doc_start,
                        int64_t ndocs, int64_t L, double drop_fraction, int64_t base, const int64_t *first,
                        const int64_t *second, int64_t *removed, uint8_t *dropped, int64_t *sp_doc,
                        int64_t *sp_start, int64_t *sp_end, int64_t *sp_src) {
     /* nothing is written to `first` in this mode: no first sightings are recorded */
-    return select_pass(gid, gid64, m, pos, pos64, doc_start, ndocs, L, drop_fraction, base, (int64_t *)first, second,
+    return select_pass(gid, gid64, m, rstart, roff, doc_start, ndocs, L, drop_fraction, base, (int64_t *)first, second,
                        NULL, removed, dropped, sp_doc, sp_start, sp_end, sp_src);
 }

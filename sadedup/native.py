@@ -144,16 +144,13 @@ def regions(anchor_pos: np.ndarray, offsets: np.ndarray, k: int, L: int) -> tupl
     return starts[:r], ends[:r]
 
 
-def gather_regions(tokens: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: np.ndarray,
-                   origin: np.ndarray) -> None:
-    """out = the regions' tokens in order; origin[i] = position in `tokens` of out[i]."""
+def gather_regions(tokens: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: np.ndarray) -> None:
+    """out = the regions' tokens tokens[starts[r]:ends[r]], in order."""
     if out.dtype != tokens.dtype:
         raise TypeError("out must have the tokens' dtype")
-    if len(out) != len(origin):
-        raise ValueError("out and origin differ in length")
     if len(starts) == 0:
         return
-    _native.gather_regions(_c(tokens), token_size(tokens), _c(starts), _c(ends), _c(out), _c(origin), _is64(origin))
+    _native.gather_regions(_c(tokens), token_size(tokens), _c(starts), _c(ends), _c(out))
 
 
 def count_runs(wl: np.ndarray, L: int) -> int:
@@ -193,47 +190,56 @@ def _span_buffers(n: int, L: int):
     return [np.empty(cap, dtype=np.int64) for _ in range(4)]
 
 
-def _pos_args(pos: np.ndarray | None) -> tuple:
-    """The (buffer, width) pair the select kernels take for a position map (None: identity)."""
-    if pos is None:
-        return b"", 0
-    return _buf(pos), 8 if _is64(pos) else 4
+Runs = tuple[np.ndarray, np.ndarray]
+
+
+def _runs_args(runs: Runs | None, m: int) -> tuple:
+    """The select kernels' (starts, offsets) of the runs of the shard that m gid entries
+    cover: entry q with offsets[r] <= q < offsets[r+1] is position starts[r] + q - offsets[r].
+    None: one run, entry q is position q."""
+    if runs is None or len(runs[0]) == 0:  # no runs: no entries either (checked in C)
+        return np.zeros(1, np.int64), np.array([0, m], np.int64)
+    starts, offsets = runs
+    return _c(starts.astype(np.int64, copy=False)), _c(offsets.astype(np.int64, copy=False))
 
 
 def select_first(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: float, base: int,
-                 src: np.ndarray, pos: np.ndarray | None = None):
+                 src: np.ndarray, runs: Runs | None = None):
     """keep='first' over one shard; `src` (int64 per group, -1 = unseen) carries across shards.
 
-    gid[q] is the group of the window at shard position pos[q] (increasing), or at q when
-    pos is None. Returns (removed, dropped, (span_doc, span_start, span_end, span_src)).
+    gid[q] is the group of the window at shard position q, or, given runs (starts, offsets),
+    at the position q falls on in them: with the prefilter gid covers the candidate regions
+    only. Returns (removed, dropped, (span_doc, span_start, span_end, span_src)).
     """
     ndocs = len(doc_start) - 1
     removed = np.zeros(ndocs, dtype=np.int64)
     dropped = np.zeros(ndocs, dtype=np.uint8)
     spans = _span_buffers(len(gid), L)
     scratch = np.empty(max(len(gid), 1), dtype=np.int64)
-    k = _native.select_first(_buf(gid), _is64(gid), *_pos_args(pos), _c(doc_start.astype(np.int64, copy=False)),
+    k = _native.select_first(_buf(gid), _is64(gid), *_runs_args(runs, len(gid)),
+                             _c(doc_start.astype(np.int64, copy=False)),
                              int(L), float(drop_fraction), int(base), _buf(src) if src.size else bytearray(),
                              scratch, removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)
     return removed, dropped.astype(bool), tuple(s[:k] for s in spans)
 
 
 def first_two(gid: np.ndarray, n: int, base: int, first: np.ndarray, second: np.ndarray,
-              pos: np.ndarray | None = None) -> None:
+              runs: Runs | None = None) -> None:
     """Records, per group, its first and second global position (state across shards);
-    gid and pos as in select_first, n the shard's length."""
+    gid and runs as in select_first, n the shard's length."""
     if gid.size and first.size:
-        _native.first_two(_c(gid), _is64(gid), *_pos_args(pos), int(n), int(base), _c(first), _c(second))
+        _native.first_two(_c(gid), _is64(gid), *_runs_args(runs, len(gid)), int(n), int(base), _c(first), _c(second))
 
 
 def select_none(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: float, base: int,
-                first: np.ndarray, second: np.ndarray, pos: np.ndarray | None = None):
+                first: np.ndarray, second: np.ndarray, runs: Runs | None = None):
     """keep='none' over one shard: every occurrence of a repeated window is struck."""
     ndocs = len(doc_start) - 1
     removed = np.zeros(ndocs, dtype=np.int64)
     dropped = np.zeros(ndocs, dtype=np.uint8)
     spans = _span_buffers(len(gid), L)
-    k = _native.select_none(_buf(gid), _is64(gid), *_pos_args(pos), _c(doc_start.astype(np.int64, copy=False)),
+    k = _native.select_none(_buf(gid), _is64(gid), *_runs_args(runs, len(gid)),
+                            _c(doc_start.astype(np.int64, copy=False)),
                             int(L), float(drop_fraction), int(base), _buf(first) if first.size else bytearray(),
                             _buf(second) if second.size else bytearray(),
                             removed if ndocs else bytearray(), dropped if ndocs else bytearray(), *spans)

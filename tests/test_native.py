@@ -176,9 +176,8 @@ def test_regions_cover_the_anchor_windows(docs, L, data):
     for s, e in zip(starts.tolist(), ends.tolist()):  # no region crosses a document end
         assert np.searchsorted(offsets, s, "right") == np.searchsorted(offsets, e - 1, "right")
     out = np.empty(len(got), dtype=np.uint8)
-    origin = np.empty(len(got), dtype=np.int32)
-    native.gather_regions(T, starts, ends, out, origin)
-    assert origin.tolist() == got and out.tolist() == T[got].tolist()
+    native.gather_regions(T, starts, ends, out)
+    assert out.tolist() == T[got].tolist()
 
 
 @settings(max_examples=100, deadline=None)
@@ -243,11 +242,21 @@ def test_merge_in_parts_equals_one_merge(data, L, k, parts, dt):
     assert all((a[3] == b[3]).all() for a, b in zip(one, split))
 
 
+def as_runs(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Increasing positions as maximal runs of consecutive ones: (starts, offsets)."""
+    if len(pos) == 0:
+        return np.zeros(0, np.int64), np.zeros(1, np.int64)
+    cut = np.nonzero(np.diff(pos) != 1)[0] + 1
+    bounds = np.concatenate(([0], cut, [len(pos)])).astype(np.int64)
+    return pos[bounds[:-1]].astype(np.int64), bounds
+
+
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), L=st.integers(1, 6), drop=st.sampled_from([0.0, 0.5, 0.8, 1.0]))
-def test_select_over_a_position_map_equals_select_over_every_position(data, L, drop):
-    """The remove pass over candidate text (gid + origin) decides exactly what it decides over
-    the whole shard's gid, whatever positions outside the windows the candidate text keeps."""
+def test_select_over_runs_equals_select_over_every_position(data, L, drop):
+    """The remove pass over candidate text (gid + the regions' runs) decides exactly what it
+    decides over the whole shard's gid, whatever positions outside the windows the candidate
+    text keeps. Runs may also be split where they touch: the positions are what counts."""
     lengths = data.draw(st.lists(st.integers(0, 30), min_size=1, max_size=8))
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     n = int(offsets[-1])
@@ -257,30 +266,45 @@ def test_select_over_a_position_map_equals_select_over_every_position(data, L, d
     for p in np.nonzero(valid)[0]:
         full[p] = data.draw(st.integers(-1, groups - 1))
     extra = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
-    pos = np.nonzero((full >= 0) | extra)[0].astype(np.int32)
+    pos = np.nonzero((full >= 0) | extra)[0]
     part = full[pos]
+    starts, bounds = as_runs(pos)
+    if len(pos) and data.draw(st.booleans()):  # one run cut in two, and an empty run
+        r = data.draw(st.integers(0, len(starts) - 1))
+        length = int(bounds[r + 1] - bounds[r])
+        at = data.draw(st.integers(0, length))
+        starts = np.insert(starts, r + 1, starts[r] + at)
+        bounds = np.insert(bounds, r + 1, bounds[r] + at)
+    runs = (starts, bounds)
     for base in (0, 1000):
         src_a, src_b = np.full(groups, -1, np.int64), np.full(groups, -1, np.int64)
         a = native.select_first(full, offsets, L, drop, base, src_a)
-        b = native.select_first(part, offsets, L, drop, base, src_b, pos=pos)
+        b = native.select_first(part, offsets, L, drop, base, src_b, runs=runs)
         assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
         assert [x.tolist() for x in a[2]] == [x.tolist() for x in b[2]]
         assert src_a.tolist() == src_b.tolist()
         f_a, s_a, f_b, s_b = (np.full(groups, -1, np.int64) for _ in range(4))
         native.first_two(full, n, base, f_a, s_a)
-        native.first_two(part, n, base, f_b, s_b, pos=pos)
+        native.first_two(part, n, base, f_b, s_b, runs=runs)
         assert f_a.tolist() == f_b.tolist() and s_a.tolist() == s_b.tolist()
         a = native.select_none(full, offsets, L, drop, base, f_a, s_a)
-        b = native.select_none(part, offsets, L, drop, base, f_b, s_b, pos=pos)
+        b = native.select_none(part, offsets, L, drop, base, f_b, s_b, runs=runs)
         assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
         assert [x.tolist() for x in a[2]] == [x.tolist() for x in b[2]]
 
 
-def test_select_rejects_a_bad_position_map():
+def test_select_rejects_bad_runs():
     offsets = np.array([0, 10], dtype=np.int64)
-    gid = np.array([-1, 0, 0], dtype=np.int32)
+    gid = np.array([-1, 0, 0, -1], dtype=np.int32)
     src = np.full(1, -1, np.int64)
-    for pos in (np.array([0, 5, 5], np.int32), np.array([3, 2, 4], np.int32), np.array([0, 1, 10], np.int32),
-                np.array([0, 1], np.int32)):
-        with pytest.raises(ValueError, match="pos"):
-            native.select_first(gid, offsets, 2, 0.8, 0, src, pos=pos)
+    native.select_first(gid, offsets, 2, 0.8, 0, src, runs=(np.array([0, 5]), np.array([0, 2, 4])))
+    for starts, bounds in (([0, 1], [0, 2, 4]),      # the second run overlaps the first
+                           ([5, 0], [0, 2, 4]),      # out of order
+                           ([0, 9], [0, 2, 4]),      # past the shard's end
+                           ([0, 5], [0, 2, 3]),      # covers too few entries
+                           ([0, 5], [0, 3, 2, 4]),   # one offset too many
+                           ([-1], [0, 4])):          # before the shard
+        with pytest.raises(ValueError, match="runs"):
+            native.select_first(gid, offsets, 2, 0.8, 0, src, runs=(np.array(starts), np.array(bounds)))
+        with pytest.raises(ValueError, match="runs"):
+            native.first_two(gid, 10, 0, src, src.copy(), runs=(np.array(starts), np.array(bounds)))

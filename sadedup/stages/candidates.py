@@ -21,13 +21,13 @@ k = 2L/3 (w = 34 for L=100) that is about 6%.
 2. Across shards: the hashes carried by two or more anchors, sorted: repeated.npy, by
    merging the shards' sorted hashes a range of top bits at a time (sized to the budget).
 3. Per shard (parallel, native): the candidate regions and their tokens, in order:
-   tokens.npy (what Build sorts), origin.npy (each candidate token's position in the
-   shard) and offsets.npy (region bounds; a window never crosses one).
+   tokens.npy (what Build sorts), offsets.npy (region bounds in it; a window never crosses
+   one) and starts.npy (where each region starts in the shard): candidate token q of
+   region r is shard token starts[r] + q - offsets[r].
 """
 from __future__ import annotations
 
 import time
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from .sizing import usable_budget
 from .tokenize import Tokenize
 
 ANCHOR_FILES = ("anchors_hash.npy", "anchors_pos.npy", "anchors_sorted.npy")
-CANDIDATE_FILES = ("tokens.npy", "origin.npy", "offsets.npy")
+CANDIDATE_FILES = ("tokens.npy", "offsets.npy", "starts.npy")
 
 
 def anchor_length(L: int) -> int:
@@ -89,7 +89,7 @@ def repeated_hashes(sorted_files: list[Path], memory: int) -> np.ndarray:
 
 
 def candidate_shard(shard_dir: str, out_dir: str, repeated_path: str, L: int) -> dict[str, Any]:
-    """Task: one shard's candidate regions, their tokens and where each token came from."""
+    """Task: one shard's candidate regions: their tokens, bounds and starts in the shard."""
     sdir, odir = Path(shard_dir), Path(out_dir)
     tokens = load_npy(sdir / "tokens.npy")
     offsets = np.load(sdir / "offsets.npy").astype(np.int64)
@@ -101,12 +101,10 @@ def candidate_shard(shard_dir: str, out_dir: str, repeated_path: str, L: int) ->
     region_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=region_offsets[1:])
     m = int(region_offsets[-1])
-    with ExitStack() as files:
-        out = files.enter_context(npy_in_place(odir / "tokens.npy", tokens.dtype, m))
-        origin = files.enter_context(npy_in_place(odir / "origin.npy",
-                                                  np.int32 if len(tokens) < (1 << 31) else np.int64, m))
-        native.gather_regions(tokens, starts, ends, out, origin)
+    with npy_in_place(odir / "tokens.npy", tokens.dtype, m) as out:
+        native.gather_regions(tokens, starts, ends, out)
     save_npy(odir / "offsets.npy", region_offsets)
+    save_npy(odir / "starts.npy", starts)
     return {"tokens": len(tokens), "candidate_tokens": m, "regions": len(starts),
             "repeated_anchors": int(np.count_nonzero(hit))}
 

@@ -93,11 +93,12 @@ class Remove(Stage):
         wf = ctx.wf
         L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
         outs = Repeats().out_dirs(ctx)
-        # gid covers the text Build sorted; over candidate text, origin.npy gives positions
+        # gid covers the text Build sorted: over candidate text, the regions place it
         sorted_text = Build().dirs(ctx) if Candidates().enabled(ctx) else None
 
-        def pos(k: int) -> np.ndarray | None:
-            return None if sorted_text is None else load_npy(sorted_text[k] / "origin.npy")
+        def runs(k: int) -> native.Runs | None:
+            return None if sorted_text is None else \
+                (np.load(sorted_text[k] / "starts.npy"), np.load(sorted_text[k] / "offsets.npy"))
 
         groups = ctx.ws.stage_detail("repeats")["groups"]
         scratch = Repeats().folder(ctx) / "group_state.npy"
@@ -110,15 +111,15 @@ class Remove(Stage):
             second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
             for k, o in enumerate(outs):
                 native.first_two(load_npy(o / "gid.npy"), int(shards.offsets[k][-1]), int(shards.bases[k]), first,
-                                 second, pos=pos(k))
+                                 second, runs=runs(k))
         with bar("remove", len(outs), "shards") as b:
             for k, o in enumerate(outs):
                 gid = load_npy(o / "gid.npy")
                 if keep == "first":
-                    res = native.select_first(gid, shards.offsets[k], L, drop, int(shards.bases[k]), src, pos=pos(k))
+                    res = native.select_first(gid, shards.offsets[k], L, drop, int(shards.bases[k]), src, runs=runs(k))
                 else:
                     res = native.select_none(gid, shards.offsets[k], L, drop, int(shards.bases[k]), first, second,
-                                             pos=pos(k))
+                                             runs=runs(k))
                 per_shard.append(res)
                 b.advance()
         for p in (scratch, scratch.with_name("group_state2.npy")):

@@ -2,8 +2,8 @@
 windows, exactly as one global suffix array would group them.
 
 Positions here are those of the text Build sorted: the candidate text with the prefilter
-(each region is contiguous in the shard, so a window is the same L tokens in both, and
-origin.npy maps it back), else the shard's.
+(each region is contiguous in the shard, so a window is the same L tokens in both, and the
+regions' starts.npy maps it back), else the shard's.
 
 1. Per shard (parallel): walk the suffix array, keep the windows that lie inside one
    document (region), and mark where a new distinct window starts (LCP < L): {wpos,wl}.npy.

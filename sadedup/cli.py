@@ -162,9 +162,10 @@ def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, 
 def export(workdir: WorkdirArg,
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
                                                           "run's --output).")] = None,
-           set: Sets = None, memory_budget: Budget = None):
-    """Write the kept documents in input order and format, with the removed passages cut out."""
-    print_detail(pipeline.export(workdir, output, _sets(set, memory_budget)))
+           set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
+    """Write the kept documents in input order and format, with the removed passages cut out.
+    Uncompressed JSONL inputs are cut into pieces written in parallel and joined in order."""
+    print_detail(pipeline.export(workdir, output, _sets(set, memory_budget), executor, workers))
 
 
 @app.command()

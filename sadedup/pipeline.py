@@ -261,6 +261,6 @@ def remove(workdir, overrides=None, executor="local", workers=None):
 
 
 @_plain_errors
-def export(workdir, output=None, overrides=None):
+def export(workdir, output=None, overrides=None, executor="local", workers=None):
     """Writes the kept documents, cut, in the input's format."""
-    return _stage(Export, workdir, overrides, "inline", 1, output=output)
+    return _stage(Export, workdir, overrides, executor, workers, output=output)

@@ -216,9 +216,10 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
-def _open_binary(inp: InputFile, on_read) -> BinaryIO:
+def _open_binary(inp: InputFile, on_read, start: int = 0) -> BinaryIO:
     try:
         f = open(inp.path, "rb")
+        f.seek(start)
     except OSError as e:
         raise SadedupError(f"input {inp.path}: {e.strerror or e} (cannot open the file)") from None
     raw = io.BufferedReader(_Counting(f, on_read), 1 << 20)
@@ -302,13 +303,20 @@ def _surrogate_at(text: str) -> int | None:
         return e.start
 
 
-def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read) -> Iterator[Record]:
+def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read,
+                   piece: tuple[int, int, int] | None = None) -> Iterator[Record]:
     source = inp.name
-    row = 0
-    f = _open_binary(inp, on_read)
+    row, at, end = 0, 0, None
+    if piece is not None:  # (start, end, rows before start): start and end are line starts
+        at, end, row = piece
+    f = _open_binary(inp, on_read, at)
     try:
         with f:
             for line in f:
+                if end is not None:
+                    if at >= end:
+                        break
+                    at += len(line)
                 row += 1
                 if line.startswith(BOM):  # the file's first line, or a file concatenated to another
                     line = line[len(BOM):]
@@ -383,13 +391,48 @@ def _txt_record(inp: InputFile, text_field: str, id_field: str, on_read) -> Iter
     yield rec
 
 
-def read_records(inp: InputFile, text_field: str, id_field: str, on_read=lambda n: None) -> Iterator[Record]:
-    """Every row of one input file, in order."""
+def read_records(inp: InputFile, text_field: str, id_field: str, on_read=lambda n: None,
+                 piece: tuple[int, int, int] | None = None) -> Iterator[Record]:
+    """Every row of one input file, in order; or, for uncompressed JSONL, of one piece of it:
+    (start, end, rows before start), the rows that start in bytes [start, end), which must
+    be line starts (see `line_pieces`)."""
+    if piece is not None and (inp.format != "jsonl" or inp.compression is not None):
+        raise ValueError("only uncompressed JSONL can be read in pieces")
     if inp.format == "jsonl":
-        return _jsonl_records(inp, text_field, id_field, on_read)
+        return _jsonl_records(inp, text_field, id_field, on_read, piece)
     if inp.format == "parquet":
         return _parquet_records(inp, text_field, id_field, on_read)
     return _txt_record(inp, text_field, id_field, on_read)
+
+
+def line_pieces(inp: InputFile, pieces: int) -> list[tuple[int, int, int]]:
+    """About `pieces` byte ranges of an uncompressed JSONL file, cut at line starts, each with
+    the number of rows before it: (start, end, rows before start), for `read_records`. Rows
+    are counted as the reader counts them, one per line feed."""
+    size = inp.path.stat().st_size
+    cuts = [0]
+    with open(inp.path, "rb") as f:
+        for i in range(1, max(pieces, 1)):
+            f.seek(max(i * size // pieces - 1, cuts[-1]))
+            f.readline()  # to the end of the line the guess fell in
+            at = f.tell()
+            if at >= size:
+                break
+            if at > cuts[-1]:
+                cuts.append(at)
+        cuts.append(size)
+        out, rows = [], 0
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            out.append((a, b, rows))
+            f.seek(a)
+            left = b - a
+            while left:
+                chunk = f.read(min(left, 1 << 24))
+                if not chunk:
+                    break
+                rows += chunk.count(b"\n")
+                left -= len(chunk)
+    return out
 
 
 def json_ext_id(value: Any) -> Any:

@@ -203,3 +203,39 @@ def test_memory_budget_sets_the_shard_size(cli, tmp_path):
     p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2", *SUBSTRING,
             "--memory-budget", "100MB", "--workers", "2", check=False)
     assert p.returncode != 0 and "run.memory_budget=100MB is too small" in p.stderr
+
+
+def test_export_in_pieces_equals_one_piece(cli, tmp_path):
+    """Uncompressed JSONL is exported in pieces on worker processes and joined: the bytes are
+    those of one piece, with bad rows, blank lines, CRLF ends and a second file in the way."""
+    from sadedup.executor import LocalExecutor
+    from sadedup.stages.base import Context
+    from sadedup.stages.export import Export
+    from sadedup.workspace import Workspace
+
+    docs = docs_fixture(80)
+    first = write_jsonl(tmp_path / "a.jsonl", docs[:50]).read_bytes().splitlines(keepends=True)
+    lines = []
+    for i, line in enumerate(first):
+        lines.append(line.replace(b"\n", b"\r\n") if i % 7 == 3 else line)
+        if i % 11 == 5:
+            lines.append(b"{not json\n" if i % 2 else b"\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(b"".join(lines))
+    write_jsonl(tmp_path / "in" / "b.jsonl", docs[50:])
+    w = tmp_path / "w"
+    cli("run", "--input", tmp_path / "in", "--output", tmp_path / "one.jsonl", "--workdir", w, "--workers", "1",
+        *SUBSTRING)
+    assert db_rows(w, "SELECT count(*) FROM input_errors")[0][0] > 0
+    assert db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0
+    ws = Workspace(w)
+    executor = LocalExecutor(2)
+    try:
+        for name in ("pieces.jsonl", "pieces.jsonl.gz"):
+            detail = Export(tmp_path / name, piece_bytes=3000).run(Context(ws, executor, force=True))
+            assert detail["pieces"] > 4
+            got = (tmp_path / name).read_bytes()
+            assert (gzip.decompress(got) if name.endswith(".gz") else got) == (tmp_path / "one.jsonl").read_bytes()
+            assert not (tmp_path / f"{name}.parts").exists() and not (w / "export.partial").exists()
+    finally:
+        executor.close()

@@ -1,26 +1,42 @@
 """Export: the kept documents, in input order, in the input's format, text cut by the spans.
 
-The inputs are streamed again and matched row by row to the `documents` table; only the
+The inputs are streamed again and matched row by row to the documents' decisions; only the
 text field of a cut document changes (the original text with each recorded character span
 removed), every other row and field passes through untouched.
+
+The work is cut into pieces that run in parallel: a file, or for uncompressed JSONL a range
+of whole lines of at least PIECE_BYTES. The documents are numbered in input order, so a
+piece's documents are one range of doc_ids and its spans one range of the spans. The driver
+snapshots the decisions from the database into arrays (`<workdir>/export.partial/`); each
+task writes its piece to a part file next to the output, and the parts are joined in order
+(gzip members and zstd frames may follow one another). Parquet output is one task.
 """
 from __future__ import annotations
 
+import math
+import os
+import shutil
 import sqlite3
+import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from .. import faults
 from ..db import DB_NAME
-from ..errors import SadedupError
+from ..errors import SadedupError, note_path
 from ..progress import bar, say
-from ..readers import expand_inputs, read_records
-from ..workspace import describe_input
+from ..readers import InputFile, expand_inputs, line_pieces, read_records
+from ..workspace import describe_input, npy_in_place
 from ..writers import check_output, open_writer
 from .base import Context, Stage, chain
 from .docs import document_stages_key
+
+PIECE_BYTES = 16 << 20
+DECISIONS = ("doc_id", "doc_row", "doc_kept", "span_doc", "span_start", "span_end")
 
 
 def cut(text: str, spans: list[tuple[int, int]]) -> str:
@@ -33,11 +49,136 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
+def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str, id_field: str,
+                schema_from: str | None) -> dict[str, int]:
+    """Task: the kept documents of `pieces`, in order and cut, written to `part`. A piece is
+    (path, format, compression, lines or None, first doc index, end doc index): `lines` is
+    (start, end, rows before start) of an uncompressed JSONL file."""
+    d = {name: np.load(Path(decisions) / f"{name}.npy", mmap_mode="r") for name in DECISIONS}
+    schema = pq.ParquetFile(schema_from).schema_arrow if schema_from else None
+    writer = open_writer(Path(part), text_field, schema)
+    kept = changed = 0
+    try:
+        for path, fmt, compression, lines, a, b in pieces:
+            inp = InputFile(Path(path), fmt, compression)
+            ids, rows, keep = (d[k][a:b].tolist() for k in ("doc_id", "doc_row", "doc_kept"))
+            s0 = int(np.searchsorted(d["span_doc"], ids[0])) if ids else 0
+            s1 = int(np.searchsorted(d["span_doc"], ids[-1], side="right")) if ids else 0
+            sdoc, sstart, send = (d[k][s0:s1].tolist() for k in ("span_doc", "span_start", "span_end"))
+            j = k = 0
+            for rec in read_records(inp, text_field, id_field, piece=lines):
+                if j == len(rows) or rec.row != rows[j]:
+                    continue  # an input_errors row
+                doc_id = ids[j]
+                doc_spans = []
+                while k < len(sdoc) and sdoc[k] < doc_id:
+                    k += 1
+                while k < len(sdoc) and sdoc[k] == doc_id:
+                    if send[k] > sstart[k]:
+                        doc_spans.append((sstart[k], send[k]))
+                    k += 1
+                faults.point("export.row")
+                if keep[j]:
+                    writer.write(rec, cut(rec.text, doc_spans) if doc_spans else None)
+                    kept += 1
+                    changed += bool(doc_spans)
+                j += 1
+            if j < len(rows):
+                raise SadedupError(f"input {path} changed since ingest: row {rows[j]} is gone; rerun with --restart")
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    return {"rows": kept, "cut": changed}
+
+
+def _columns_to_files(con: sqlite3.Connection, table: str, columns: list[str], order: str, folder: Path,
+                      names: list[str]) -> None:
+    """Integer columns of a query, streamed into one int64 .npy per column (never the whole
+    result in Python objects: a corpus may hold tens of millions of rows)."""
+    n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    cursor = con.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
+    with ExitStack() as files:
+        outs = [files.enter_context(npy_in_place(folder / f"{name}.npy", np.int64, n)) for name in names]
+        at = 0
+        while batch := cursor.fetchmany(1 << 16):
+            block = np.array(batch, dtype=np.int64).reshape(len(batch), len(columns))
+            for j, out in enumerate(outs):
+                out[at:at + len(block)] = block[:, j]
+            at += len(block)
+
+
+def _snapshot_decisions(db_path: Path, folder: Path) -> dict[str, tuple[int, int]]:
+    """The decisions export needs, from the database to arrays in `folder` for the tasks:
+    the documents in doc_id order, the spans in (doc_id, char_start) order. Returns each
+    source's range of documents (they are numbered in input order)."""
+    con = sqlite3.connect(db_path)
+    try:
+        _columns_to_files(con, "documents", ["doc_id", "source_row", "status = 'kept'"], "doc_id", folder,
+                          ["doc_id", "doc_row", "doc_kept"])
+        _columns_to_files(con, "spans", ["doc_id", "char_start", "char_end"], "doc_id, char_start", folder,
+                          ["span_doc", "span_start", "span_end"])
+        sources = con.execute("SELECT source, count(*) FROM documents GROUP BY source ORDER BY min(doc_id)").fetchall()
+    finally:
+        con.close()
+    ends = np.cumsum([n for _, n in sources], dtype=np.int64)
+    return {src: (int(e - n), int(e)) for (src, n), e in zip(sources, ends)}
+
+
+def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.ndarray, piece_bytes: int,
+          workers: int) -> list[tuple]:
+    """The pieces (as export_part takes them), in output order. With more than one worker an
+    uncompressed JSONL file is cut into pieces of at least `piece_bytes`, at most 4 per worker."""
+    ranges = dict(ranges)
+    pieces = []
+    for inp in inputs:
+        a, b = ranges.pop(inp.name, (0, 0))
+        n = min(math.ceil(inp.path.stat().st_size / piece_bytes), 4 * workers) if workers > 1 else 1
+        if n > 1 and inp.format == "jsonl" and inp.compression is None:
+            cuts = line_pieces(inp, n)
+            # a piece's documents: those past the rows before it
+            firsts = [a + int(np.searchsorted(rows[a:b], lines[2], side="right")) for lines in cuts] + [b]
+            pieces += [(str(inp.path), inp.format, inp.compression, lines, firsts[i], firsts[i + 1])
+                       for i, lines in enumerate(cuts)]
+        else:
+            pieces.append((str(inp.path), inp.format, inp.compression, None, a, b))
+    if ranges:
+        raise SadedupError(f"documents come from {next(iter(ranges))}, which is not among the inputs; "
+                           f"rerun with --restart")
+    return pieces
+
+
+def _join(parts: list[Path], out: Path) -> None:
+    """The part files, one after another, into `out` (under a temporary name, renamed when
+    complete); copy_file_range keeps the bytes in the kernel."""
+    tmp = out.with_name(out.name + ".partial")
+    try:
+        with open(tmp, "wb") as w:
+            for p in parts:
+                with open(p, "rb") as r:
+                    left = os.fstat(r.fileno()).st_size
+                    try:
+                        while left > 0:
+                            n = os.copy_file_range(r.fileno(), w.fileno(), left)
+                            if n == 0:
+                                break
+                            left -= n
+                    except OSError:  # another file system, an old kernel: copy in user space
+                        w.seek(0, os.SEEK_END)
+                        r.seek(os.fstat(r.fileno()).st_size - left)
+                        shutil.copyfileobj(r, w, 1 << 22)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise note_path(e, tmp)
+    os.replace(tmp, out)
+
+
 class Export(Stage):
     name = "export"
 
-    def __init__(self, output: str | Path | None = None) -> None:
+    def __init__(self, output: str | Path | None = None, piece_bytes: int = PIECE_BYTES) -> None:
         self.output = output
+        self.piece_bytes = piece_bytes
 
     def _output(self, ctx: Context) -> Path:
         out = self.output or ctx.ws.output
@@ -60,6 +201,7 @@ class Export(Stage):
         if out.resolve().is_relative_to(ws.root.resolve()):
             raise SadedupError(f"output {out} is inside the work folder {ws.root}; write it elsewhere")
         ws.mark(self.name, key, "running")
+        t0 = time.perf_counter()
         recorded = ws.read_state()["inputs"]
         inputs, _ = expand_inputs([d["path"] for d in recorded])
         for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row
@@ -67,53 +209,34 @@ class Export(Stage):
                 raise SadedupError(f"input {inp.path} changed since it was ingested (size or modification time); "
                                    f"rerun with --restart to start over")
         check_output(out, [d["path"] for d in recorded])
-        schema = None
-        if inputs and all(f.format == "parquet" for f in inputs):
-            schema = pq.ParquetFile(inputs[0].path).schema_arrow
-        writer = open_writer(out, wf.input.text_field, schema)
-        con_docs = sqlite3.connect(ws.root / DB_NAME)
-        con_spans = sqlite3.connect(ws.root / DB_NAME)
-        docs = con_docs.execute("SELECT doc_id, source, source_row, status FROM documents ORDER BY doc_id")
-        spans = con_spans.execute("SELECT doc_id, char_start, char_end FROM spans ORDER BY doc_id, char_start")
-        next_doc = docs.fetchone()
-        next_span = spans.fetchone()
-        kept = changed = 0
-        total = sum(f.path.stat().st_size for f in inputs)
+        schema_from = str(inputs[0].path) if inputs and all(f.format == "parquet" for f in inputs) else None
+        decisions = ws.root / "export.partial"
+        parts_dir = out.with_name(out.name + ".parts")
+        for folder in (decisions, parts_dir):
+            shutil.rmtree(folder, ignore_errors=True)
+        decisions.mkdir()
         try:
-            with bar("export", total, "bytes") as b:
-                for inp in inputs:
-                    for rec in read_records(inp, wf.input.text_field, wf.input.id_field, b.advance):
-                        if next_doc is None or (rec.source, rec.row) != (next_doc[1], next_doc[2]):
-                            continue  # an input_errors row
-                        doc_id, status = next_doc[0], next_doc[3]
-                        next_doc = docs.fetchone()
-                        doc_spans = []
-                        while next_span is not None and next_span[0] < doc_id:
-                            next_span = spans.fetchone()
-                        while next_span is not None and next_span[0] == doc_id:
-                            if next_span[2] > next_span[1]:
-                                doc_spans.append((next_span[1], next_span[2]))
-                            next_span = spans.fetchone()
-                        faults.point("export.row")
-                        if status != "kept":
-                            continue
-                        if doc_spans:
-                            writer.write(rec, cut(rec.text, doc_spans))
-                            changed += 1
-                        else:
-                            writer.write(rec, None)
-                        kept += 1
-            if next_doc is not None:
-                raise SadedupError(f"input {next_doc[1]} changed since ingest: row {next_doc[2]} is gone; "
-                                   f"rerun with --restart")
-            writer.close()
-        except BaseException:
-            writer.abort()
-            raise
+            ranges = _snapshot_decisions(ws.root / DB_NAME, decisions)
+            pieces = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"), self.piece_bytes,
+                           ctx.executor.workers)
+            if out.suffix == ".parquet" or len(pieces) == 1:
+                tasks = [(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field, schema_from)]
+            else:
+                parts_dir.mkdir()
+                tasks = [([p], str(decisions), str(parts_dir / f"part_{i:05d}.{out.name}"), wf.input.text_field,
+                          wf.input.id_field, schema_from) for i, p in enumerate(pieces)]
+            kept = changed = 0
+            with bar("export", len(tasks), "pieces") as b:
+                for _, res in ctx.executor.imap(export_part, tasks):
+                    kept, changed = kept + res["rows"], changed + res["cut"]
+                    b.advance()
+            if len(tasks) > 1:
+                _join([Path(t[2]) for t in tasks], out)
         finally:
-            con_docs.close()
-            con_spans.close()
-        detail = {"output": str(out), "rows": kept, "cut": changed}
+            for folder in (decisions, parts_dir):
+                shutil.rmtree(folder, ignore_errors=True)
+        detail = {"output": str(out), "rows": kept, "cut": changed, "pieces": len(tasks),
+                  "seconds": round(time.perf_counter() - t0, 3)}
         ws.mark(self.name, key, "done", files=[out], **detail)
         say(f"export: {kept} document(s) written to {out} ({changed} with passages cut)")
         return detail

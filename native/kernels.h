@@ -57,19 +57,31 @@ static inline int64_t common_bytes(const uint8_t *x, const uint8_t *y, int64_t f
  * for PLCP, plus `tmp` (n entries of the same width) for the permutation back. */
 void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void *tmp, int is64);
 
-/* The LCP array capped at `cap`: lcp[i] = min(LCP(T[sa[i-1]:], T[sa[i]:]), cap), lcp[0] = 0,
- * by comparing each pair of neighbours directly. One pass, one random access per entry
- * (prefetched) and at most `cap` tokens compared: cheaper than Phi when only windows of
- * `cap` tokens matter. Needs no scratch memory. */
-void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, int is64, int64_t cap);
+/* The LCP array capped at `cap` (0..65535): lcp[i] = min(LCP(T[sa[i-1]:], T[sa[i]:]), cap),
+ * lcp[0] = 0, by comparing each pair of neighbours directly. One pass, one random access
+ * per entry (prefetched) and at most `cap` tokens compared: cheaper than Phi when only
+ * windows of `cap` tokens matter. Needs no scratch memory. lcp is uint8 when cap <= 255,
+ * else uint16: a quarter or half of the suffix array's width to write and read back. */
+void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, int is64, void *lcp, int64_t cap);
+
+/* An LCP entry of width lw: 1 and 2 (capped, unsigned), 4 and 8 (exact, signed). */
+static inline int64_t lcp_at(const void *a, int64_t i, int lw) {
+    switch (lw) {
+    case 1: return ((const uint8_t *)a)[i];
+    case 2: return ((const uint16_t *)a)[i];
+    case 4: return ((const int32_t *)a)[i];
+    default: return ((const int64_t *)a)[i];
+    }
+}
 
 /* Walks one shard's suffix array and keeps the L-windows that lie inside one document
  * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wl[j] the length of
  * the common prefix with the previous kept window, capped at L (wl[0] = 0); wl[j] < L
- * where a new distinct window starts. L <= 65535. Over candidate text, positions are the
+ * where a new distinct window starts. L <= 65535; lcp entries are lw bytes wide (lcp_at),
+ * exact or capped at L or more. Over candidate text, positions are the
  * candidate text's and `valid` marks the windows inside one region. Returns the number of
  * windows kept. */
-int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid, int64_t L,
+int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int64_t n, const uint8_t *valid, int64_t L,
                          void *wpos, int wpos64, uint16_t *wl);
 
 /* Winnowing anchors of every L-window inside a document (offsets[0..ndocs]): the window's

@@ -47,8 +47,10 @@ void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void
     else lcp_int32_t(T, es, n, sa, lcp, tmp);
 }
 
-#define LCP_CAPPED(IDX)                                                                       \
-    static void lcp_capped_##IDX(const uint8_t *T, int es, int64_t n, const IDX *sa, IDX *lcp, int64_t cap) { \
+/* OUT is the capped value's type: uint8_t for cap <= 255, else uint16_t (cap <= 65535). */
+#define LCP_CAPPED(IDX, OUT)                                                                  \
+    static void lcp_capped_##IDX##_##OUT(const uint8_t *T, int es, int64_t n, const IDX *sa, OUT *lcp,        \
+                                         int64_t cap) {                                       \
         lcp[0] = 0;                                                                           \
         for (int64_t i = 1; i < n; i++) {                                                     \
             if (i + PF < n) { /* a window of 100 bytes spans two or three cache lines */      \
@@ -58,15 +60,22 @@ void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void
             const int64_t p = sa[i - 1], q = sa[i];                                           \
             int64_t m = n - (p > q ? p : q); /* tokens both suffixes still have */            \
             if (m > cap) m = cap;                                                             \
-            lcp[i] = (IDX)(common_bytes(T + p * es, T + q * es, 0, m * es) / es);              \
+            lcp[i] = (OUT)(common_bytes(T + p * es, T + q * es, 0, m * es) / es);              \
         }                                                                                     \
     }
 
-LCP_CAPPED(int32_t)
-LCP_CAPPED(int64_t)
+LCP_CAPPED(int32_t, uint8_t)
+LCP_CAPPED(int64_t, uint8_t)
+LCP_CAPPED(int32_t, uint16_t)
+LCP_CAPPED(int64_t, uint16_t)
 
-void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, int is64, int64_t cap) {
+void sd_lcp_capped(const uint8_t *T, int es, int64_t n, const void *sa, int is64, void *lcp, int64_t cap) {
     if (n == 0) return;
-    if (is64) lcp_capped_int64_t(T, es, n, sa, lcp, cap);
-    else lcp_capped_int32_t(T, es, n, sa, lcp, cap);
+    if (cap <= 255) {
+        if (is64) lcp_capped_int64_t_uint8_t(T, es, n, sa, lcp, cap);
+        else lcp_capped_int32_t_uint8_t(T, es, n, sa, lcp, cap);
+    } else {
+        if (is64) lcp_capped_int64_t_uint16_t(T, es, n, sa, lcp, cap);
+        else lcp_capped_int32_t_uint16_t(T, es, n, sa, lcp, cap);
+    }
 }

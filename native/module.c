@@ -40,11 +40,11 @@ static PyObject *py_lcp_capped(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*iy*w*pL", &T, &es, &sa, &lcp, &is64, &cap)) return NULL;
     PyObject *ret = NULL;
     int64_t n = T.len / es;
-    if (cap < 0) {
-        PyErr_SetString(PyExc_ValueError, "cap must be >= 0");
-    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp")) {
+    if (cap < 0 || cap > 65535) {
+        PyErr_SetString(PyExc_ValueError, "cap must be in 0..65535");
+    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * (cap <= 255 ? 1 : 2), "lcp")) {
         Py_BEGIN_ALLOW_THREADS
-        sd_lcp_capped(T.buf, es, n, sa.buf, lcp.buf, is64, cap);
+        sd_lcp_capped(T.buf, es, n, sa.buf, is64, lcp.buf, cap);
         Py_END_ALLOW_THREADS
         ret = Py_None; Py_INCREF(ret);
     }
@@ -52,21 +52,23 @@ static PyObject *py_lcp_capped(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* local_windows(sa, lcp, is64, valid, L, wpos, wpos64, wl) */
+/* local_windows(sa, is64, lcp, lw, valid, L, wpos, wpos64, wl) */
 static PyObject *py_local_windows(PyObject *self, PyObject *args) {
     Py_buffer sa, lcp, valid, wpos, wl;
-    int is64, wpos64;
+    int is64, lw, wpos64;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*Lw*pw*", &sa, &lcp, &is64, &valid, &L, &wpos, &wpos64, &wl))
+    if (!PyArg_ParseTuple(args, "y*py*iy*Lw*pw*", &sa, &is64, &lcp, &lw, &valid, &L, &wpos, &wpos64, &wl))
         return NULL;
     PyObject *ret = NULL;
     int64_t n = valid.len, m = 0;
     if (L < 1 || L > 65535) {
         PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
-    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * W(is64), "lcp") &&
+    } else if (lw != 1 && lw != 2 && lw != 4 && lw != 8) {
+        PyErr_SetString(PyExc_ValueError, "lcp entries must be 1, 2, 4 or 8 bytes wide");
+    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * lw, "lcp") &&
                need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl")) {
         Py_BEGIN_ALLOW_THREADS
-        m = sd_local_windows(sa.buf, lcp.buf, is64, n, valid.buf, L, wpos.buf, wpos64, wl.buf);
+        m = sd_local_windows(sa.buf, is64, lcp.buf, lw, n, valid.buf, L, wpos.buf, wpos64, wl.buf);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(m);
     }
@@ -292,8 +294,9 @@ static PyObject *py_select(PyObject *args, int first_mode) {
     int64_t ndocs = ds.len / 8 - 1, m = gid.len / W(gid64), nsp = 0;
     const int64_t *d = ds.buf;
     int ok = ndocs >= 0 && need(&removed, ndocs * 8, "removed") && need(&dropped, ndocs, "dropped");
-    /* spans are disjoint runs of at least L tokens, each inside the entries' positions */
-    int64_t cap = L > 0 ? m / L + 1 : m + 1;
+    /* spans are disjoint runs of at least L of the shard's tokens, each holding an entry */
+    int64_t cap = L > 0 && ndocs >= 0 ? d[ndocs] / L + 1 : m + 1;
+    if (cap > m) cap = m;
     ok = ok && need(&spd, cap * 8, "sp_doc") && need(&sps, cap * 8, "sp_start") &&
          need(&spe, cap * 8, "sp_end") && need(&spr, cap * 8, "sp_src");
     if (ok && first_mode) ok = need(&a2, m * 8, "scratch");
@@ -558,7 +561,7 @@ static PyObject *py_components(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
-    {"lcp_capped", py_lcp_capped, METH_VARARGS, "lcp_capped(tokens, es, sa, out, is64, cap): LCP array capped at cap."},
+    {"lcp_capped", py_lcp_capped, METH_VARARGS, "lcp_capped(tokens, es, sa, out, is64, cap): LCP array capped at cap (uint8 / uint16)."},
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
     {"anchors", py_anchors, METH_VARARGS, "Winnowing anchors of the in-document L-windows."},
     {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},

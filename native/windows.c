@@ -3,7 +3,7 @@
 /* prefetch distance for the random accesses through the suffix array */
 #define PF 32
 
-int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, const uint8_t *valid, int64_t L,
+int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int64_t n, const uint8_t *valid, int64_t L,
                          void *wpos, int wpos64, uint16_t *wl) {
     int64_t m = 0;
     /* LCP of two suffix-array entries is the minimum of the lcp values between them, so a
@@ -11,7 +11,7 @@ int64_t sd_local_windows(const void *sa, const void *lcp, int is64, int64_t n, c
     int64_t run_min = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i > 0) {
-            int64_t v = idx_at(lcp, i, is64);
+            int64_t v = lcp_at(lcp, i, lw);
             if (v < run_min) run_min = v;
         }
         if (i + PF < n) __builtin_prefetch(&valid[idx_at(sa, i + PF, is64)]);

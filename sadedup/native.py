@@ -35,8 +35,12 @@ def token_size(tokens: np.ndarray) -> int:
     return tokens.dtype.itemsize
 
 
-def _lcp_out(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None) -> np.ndarray:
-    """The checked output array of an LCP kernel: `out`, or a new one of sa's dtype."""
+def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """LCP array of `tokens` given its suffix array; `out` may be a writable memmap.
+
+    lcp[0] = 0 and lcp[i] = length of the longest common prefix of the suffixes at
+    sa[i-1] and sa[i]. Needs one temporary array of len(sa) entries of sa's width.
+    """
     n = len(tokens)
     if len(sa) != n:
         raise ValueError("suffix array and tokens differ in length")
@@ -44,17 +48,6 @@ def _lcp_out(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None) -> np.n
         out = np.empty(n, dtype=sa.dtype)
     if out.dtype != sa.dtype or len(out) != n:
         raise ValueError("lcp output must match the suffix array's dtype and length")
-    return out
-
-
-def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """LCP array of `tokens` given its suffix array; `out` may be a writable memmap.
-
-    lcp[0] = 0 and lcp[i] = length of the longest common prefix of the suffixes at
-    sa[i-1] and sa[i]. Needs one temporary array of len(sa) entries of sa's width.
-    """
-    out = _lcp_out(tokens, sa, out)
-    n = len(out)
     if n == 0:
         return out
     tmp = np.empty(n, dtype=sa.dtype)
@@ -62,14 +55,29 @@ def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None)
     return out
 
 
+def capped_lcp_dtype(cap: int) -> np.dtype:
+    """uint8 up to 255, uint16 up to 65535 (the longest window)."""
+    if not 0 <= cap <= 65535:
+        raise ValueError("cap must be in 0..65535")
+    return np.dtype(np.uint8 if cap <= 255 else np.uint16)
+
+
 def lcp_capped(tokens: np.ndarray, sa: np.ndarray, cap: int, out: np.ndarray | None = None) -> np.ndarray:
-    """The LCP array with every value capped at `cap`: lcp[i] = min(lcp_array(...)[i], cap).
+    """The LCP array with every value capped at `cap`: lcp[i] = min(lcp_array(...)[i], cap),
+    as `capped_lcp_dtype(cap)`.
 
     Compares each pair of suffix-array neighbours directly, at most `cap` tokens, in one
-    pass with no scratch memory: what the window stages need, at a fraction of Phi's cost.
+    pass with no scratch memory: what the window stages need, at a fraction of Phi's cost,
+    and a quarter of the suffix array's width or less to write and read.
     """
-    out = _lcp_out(tokens, sa, out)
-    n = len(out)
+    n = len(tokens)
+    if len(sa) != n:
+        raise ValueError("suffix array and tokens differ in length")
+    dtype = capped_lcp_dtype(cap)
+    if out is None:
+        out = np.empty(n, dtype=dtype)
+    if out.dtype != dtype or len(out) != n:
+        raise ValueError(f"capped lcp output must be {dtype} with the suffix array's length")
     if n:
         _native.lcp_capped(_c(tokens), token_size(tokens), _c(sa), _c(out), _is64(sa), int(cap))
     return out
@@ -78,15 +86,19 @@ def lcp_capped(tokens: np.ndarray, sa: np.ndarray, cap: int, out: np.ndarray | N
 def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
                   wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
     """The shard's in-document L-windows in suffix-array order (wpos), and each one's common
-    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window)."""
+    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window).
+    lcp is exact (sa's dtype) or capped at L (lcp_capped)."""
     n = len(valid)
     if len(sa) != n or len(lcp) != n or valid.dtype != np.uint8:
         raise ValueError("sa, lcp and valid (uint8) must have the same length")
+    if lcp.dtype != sa.dtype and lcp.dtype != capped_lcp_dtype(L):
+        raise ValueError(f"lcp must be {sa.dtype} (exact) or {capped_lcp_dtype(L)} (capped at L={L})")
     wpos = np.empty(n, dtype=wpos_dtype)
     wl = np.empty(n, dtype=np.uint16)
     if n == 0:
         return wpos, wl
-    m = _native.local_windows(_c(sa), _c(lcp), _is64(sa), _c(valid), int(L), wpos, _is64(wpos), wl)
+    m = _native.local_windows(_c(sa), _is64(sa), _c(lcp), lcp.dtype.itemsize, _c(valid), int(L), wpos, _is64(wpos),
+                              wl)
     return wpos[:m], wl[:m]
 
 
@@ -185,8 +197,10 @@ def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: 
     return _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
 
 
-def _span_buffers(n: int, L: int):
-    cap = n // L + 1
+def _span_buffers(m: int, n_shard: int, L: int):
+    """Room for every span: they are disjoint runs of at least L of the shard's tokens, and
+    each holds a window, so there are at most min(m entries, n_shard / L + 1) of them."""
+    cap = max(min(m, n_shard // L + 1), 1)
     return [np.empty(cap, dtype=np.int64) for _ in range(4)]
 
 
@@ -214,7 +228,7 @@ def select_first(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: 
     ndocs = len(doc_start) - 1
     removed = np.zeros(ndocs, dtype=np.int64)
     dropped = np.zeros(ndocs, dtype=np.uint8)
-    spans = _span_buffers(len(gid), L)
+    spans = _span_buffers(len(gid), int(doc_start[-1]) if ndocs >= 0 else 0, L)
     scratch = np.empty(max(len(gid), 1), dtype=np.int64)
     k = _native.select_first(_buf(gid), _is64(gid), *_runs_args(runs, len(gid)),
                              _c(doc_start.astype(np.int64, copy=False)),
@@ -237,7 +251,7 @@ def select_none(gid: np.ndarray, doc_start: np.ndarray, L: int, drop_fraction: f
     ndocs = len(doc_start) - 1
     removed = np.zeros(ndocs, dtype=np.int64)
     dropped = np.zeros(ndocs, dtype=np.uint8)
-    spans = _span_buffers(len(gid), L)
+    spans = _span_buffers(len(gid), int(doc_start[-1]) if ndocs >= 0 else 0, L)
     k = _native.select_none(_buf(gid), _is64(gid), *_runs_args(runs, len(gid)),
                             _c(doc_start.astype(np.int64, copy=False)),
                             int(L), float(drop_fraction), int(base), _buf(first) if first.size else bytearray(),

@@ -41,6 +41,27 @@ def test_lcp_capped_matches_naive(T, cap):
     want = [min(h, cap) for h in naive_lcp(T.tolist(), sa.tolist())]
     assert native.lcp_capped(T, sa, cap).tolist() == want
     assert native.lcp_capped(T, sa.astype(np.int64), cap).tolist() == want
+    assert native.lcp_capped(T, sa, cap).dtype == np.uint8
+
+
+def test_lcp_capped_widths_and_windows_over_them():
+    """Capped at up to 255 the LCP is uint8, above that uint16; the windows read every width
+    and find the same windows as from the exact LCP."""
+    T = np.frombuffer(b"abcabcabd" * 300 + b"x" * 700, dtype=np.uint8).copy()
+    sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32)
+    exact = native.lcp_array(T, sa)
+    valid = valid_windows(np.array([0, 1000, len(T)]), len(T), 1)
+    for cap, dtype in ((100, np.uint8), (255, np.uint8), (256, np.uint16), (3000, np.uint16)):
+        capped = native.lcp_capped(T, sa, cap)
+        assert capped.dtype == dtype and capped.tolist() == np.minimum(exact, cap).tolist()
+        valid = valid_windows(np.array([0, 1000, len(T)]), len(T), cap)
+        want = native.local_windows(sa, exact, valid, cap)
+        got = native.local_windows(sa, capped, valid, cap)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    with pytest.raises(ValueError, match="lcp must be"):
+        native.local_windows(sa, native.lcp_capped(T, sa, 300), valid_windows(np.array([0, len(T)]), len(T), 100), 100)
+    with pytest.raises(ValueError, match="cap"):
+        native.lcp_capped(T, sa, 70000)
 
 
 def test_lcp_on_runs_of_one_token():

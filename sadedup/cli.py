@@ -112,10 +112,11 @@ def _print_summary(workdir: Path, summary: dict) -> None:
 
 @app.command()
 def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir = ..., set: Sets = None, memory_budget: Budget = None,
-           restart: Restart = False):
+           restart: Restart = False, executor: Executor = "local", workers: Workers = None):
     """Read the inputs into the work folder: one `documents` row per valid input row, the rest in
-    `input_errors` with file, row and reason."""
-    print_detail(pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget), restart))
+    `input_errors` with file, row and reason. Uncompressed JSONL is read in pieces in parallel."""
+    print_detail(pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget), restart, executor,
+                                 workers))
 
 
 @app.command()

@@ -144,8 +144,9 @@ def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workf
     ws = _open(workdir, workflow, overrides, inputs, output, restart)
     with _recorded(ws, "run"), _closing(_context(ws, executor, workers)) as ctx:
         wf = ctx.wf
-        # a corpus this large gets a shard per worker (stages/sizing.py): start them now
-        if "substring" in wf.stages and sum(d["size"] for d in ws.read_state()["inputs"]) > 2 * MIN_SPLIT_TOKENS:
+        # a corpus this large is read in pieces and gets a shard per worker (stages/sizing.py):
+        # start the workers now
+        if sum(d["size"] for d in ws.read_state()["inputs"]) > 2 * MIN_SPLIT_TOKENS:
             ctx.executor.warm()
         summary: dict[str, Any] = {"ingest": _execute(Ingest(), ctx)}
         _clear_unlisted(ws, wf)
@@ -182,11 +183,12 @@ def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:
 
 @_plain_errors
 def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None = None,
-           overrides: list[str] | None = None, restart: bool = False) -> dict[str, Any]:
+           overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
+           workers: int | None = None) -> dict[str, Any]:
     """Reads the inputs into the work folder: documents, input_errors, texts."""
     ws = _open(workdir, workflow, overrides, inputs, None, restart)
-    with _recorded(ws, "ingest"):
-        return _execute(Ingest(), _context(ws, "inline", 1))
+    with _recorded(ws, "ingest"), _closing(_context(ws, executor, workers)) as ctx:
+        return _execute(Ingest(), ctx)
 
 
 def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw) -> dict[str, Any]:

@@ -405,6 +405,26 @@ def read_records(inp: InputFile, text_field: str, id_field: str, on_read=lambda 
     return _txt_record(inp, text_field, id_field, on_read)
 
 
+PIECE_BYTES = 16 << 20  # an input smaller than this is read in one piece
+
+
+def input_pieces(inputs: list[InputFile], workers: int, piece_bytes: int = PIECE_BYTES
+                 ) -> list[tuple[InputFile, tuple[int, int, int] | None, int]]:
+    """The inputs as pieces to read in parallel, in order: (input, lines, bytes). With more
+    than one worker an uncompressed JSONL file is cut at line starts into pieces of at least
+    `piece_bytes`, at most 4 per worker (`lines` as `read_records` takes them); any other
+    input is one piece (lines None)."""
+    out = []
+    for inp in inputs:
+        size = inp.path.stat().st_size
+        n = min(-(-size // piece_bytes), 4 * workers) if workers > 1 else 1
+        if n > 1 and inp.format == "jsonl" and inp.compression is None:
+            out += [(inp, lines, lines[1] - lines[0]) for lines in line_pieces(inp, n)]
+        else:
+            out.append((inp, None, size))
+    return out
+
+
 def line_pieces(inp: InputFile, pieces: int) -> list[tuple[int, int, int]]:
     """About `pieces` byte ranges of an uncompressed JSONL file, cut at line starts, each with
     the number of rows before it: (start, end, rows before start), for `read_records`. Rows

@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import xxhash
@@ -82,6 +82,27 @@ def npy_in_place(path: Path, dtype, n: int) -> Iterator[np.ndarray]:
     yield arr
     arr.flush()
     os.replace(tmp, path)
+
+
+def append_file(dst: BinaryIO, path: Path) -> None:
+    """The bytes of `path` appended to the open file `dst`; copy_file_range keeps them in the
+    kernel (user space when the two are on different file systems or the kernel is old)."""
+    with open(path, "rb") as r:
+        size = os.fstat(r.fileno()).st_size
+        dst.flush()
+        done = 0
+        try:
+            while done < size:
+                n = os.copy_file_range(r.fileno(), dst.fileno(), size - done)
+                if n == 0:
+                    break
+                done += n
+        except OSError:
+            pass
+        if done < size:
+            dst.seek(0, os.SEEK_END)
+            r.seek(done)
+            shutil.copyfileobj(r, dst, 1 << 22)
 
 
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:

@@ -205,14 +205,8 @@ def test_memory_budget_sets_the_shard_size(cli, tmp_path):
     assert p.returncode != 0 and "run.memory_budget=100MB is too small" in p.stderr
 
 
-def test_export_in_pieces_equals_one_piece(cli, tmp_path):
-    """Uncompressed JSONL is exported in pieces on worker processes and joined: the bytes are
-    those of one piece, with bad rows, blank lines, CRLF ends and a second file in the way."""
-    from sadedup.executor import LocalExecutor
-    from sadedup.stages.base import Context
-    from sadedup.stages.export import Export
-    from sadedup.workspace import Workspace
-
+def awkward_inputs(tmp_path):
+    """A folder of two JSONL files, the first with bad rows, blank lines and CRLF ends."""
     docs = docs_fixture(80)
     first = write_jsonl(tmp_path / "a.jsonl", docs[:50]).read_bytes().splitlines(keepends=True)
     lines = []
@@ -223,8 +217,48 @@ def test_export_in_pieces_equals_one_piece(cli, tmp_path):
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.jsonl").write_bytes(b"".join(lines))
     write_jsonl(tmp_path / "in" / "b.jsonl", docs[50:])
+    return tmp_path / "in"
+
+
+def test_ingest_in_pieces_equals_one_piece(cli, tmp_path):
+    """Uncompressed JSONL is read in pieces on worker processes: the documents, their rows,
+    the rows set aside and texts.bin are those of reading it in one piece."""
+    from sadedup.executor import LocalExecutor
+    from sadedup.stages.base import Context
+    from sadedup.stages.ingest import Ingest
+    from sadedup.workspace import Workspace
+
+    inp = awkward_inputs(tmp_path)
     w = tmp_path / "w"
-    cli("run", "--input", tmp_path / "in", "--output", tmp_path / "one.jsonl", "--workdir", w, "--workers", "1",
+    cli("ingest", "--input", inp, "--workdir", w, "--workers", "1")
+
+    def state():
+        return (db_rows(w, "SELECT * FROM documents ORDER BY doc_id"),
+                db_rows(w, "SELECT source, source_row, error FROM input_errors ORDER BY source, source_row"),
+                (w / "ingest" / "texts.bin").read_bytes(), (w / "ingest" / "offsets.npy").read_bytes())
+
+    one = state()
+    assert one[1] and len(one[0]) == 80
+    executor = LocalExecutor(2)
+    try:
+        detail = Ingest(piece_bytes=3000).run(Context(Workspace(w), executor, force=True))
+    finally:
+        executor.close()
+    assert state() == one and detail["documents"] == 80
+    assert not list((w / "ingest").glob("*.part"))
+
+
+def test_export_in_pieces_equals_one_piece(cli, tmp_path):
+    """Uncompressed JSONL is exported in pieces on worker processes and joined: the bytes are
+    those of one piece, with bad rows, blank lines, CRLF ends and a second file in the way."""
+    from sadedup.executor import LocalExecutor
+    from sadedup.stages.base import Context
+    from sadedup.stages.export import Export
+    from sadedup.workspace import Workspace
+
+    inp = awkward_inputs(tmp_path)
+    w = tmp_path / "w"
+    cli("run", "--input", inp, "--output", tmp_path / "one.jsonl", "--workdir", w, "--workers", "1",
         *SUBSTRING)
     assert db_rows(w, "SELECT count(*) FROM input_errors")[0][0] > 0
     assert db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0

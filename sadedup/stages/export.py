@@ -13,7 +13,6 @@ task writes its piece to a part file next to the output, and the parts are joine
 """
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import sqlite3
@@ -29,13 +28,12 @@ from .. import faults
 from ..db import DB_NAME
 from ..errors import SadedupError, note_path
 from ..progress import bar, say
-from ..readers import InputFile, expand_inputs, line_pieces, read_records
-from ..workspace import describe_input, npy_in_place
+from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, read_records
+from ..workspace import append_file, describe_input, npy_in_place
 from ..writers import check_output, open_writer
 from .base import Context, Stage, chain
 from .docs import document_stages_key
 
-PIECE_BYTES = 16 << 20
 DECISIONS = ("doc_id", "doc_row", "doc_kept", "span_doc", "span_start", "span_end")
 
 
@@ -125,48 +123,33 @@ def _snapshot_decisions(db_path: Path, folder: Path) -> dict[str, tuple[int, int
     return {src: (int(e - n), int(e)) for (src, n), e in zip(sources, ends)}
 
 
-def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.ndarray, piece_bytes: int,
-          workers: int) -> list[tuple]:
-    """The pieces (as export_part takes them), in output order. With more than one worker an
-    uncompressed JSONL file is cut into pieces of at least `piece_bytes`, at most 4 per worker."""
-    ranges = dict(ranges)
+def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.ndarray, workers: int,
+          piece_bytes: int) -> list[tuple]:
+    """The pieces (as export_part takes them), in output order, each with its documents:
+    those of its file past the rows before it, up to where the next piece's begin."""
+    left = dict(ranges)
     pieces = []
-    for inp in inputs:
-        a, b = ranges.pop(inp.name, (0, 0))
-        n = min(math.ceil(inp.path.stat().st_size / piece_bytes), 4 * workers) if workers > 1 else 1
-        if n > 1 and inp.format == "jsonl" and inp.compression is None:
-            cuts = line_pieces(inp, n)
-            # a piece's documents: those past the rows before it
-            firsts = [a + int(np.searchsorted(rows[a:b], lines[2], side="right")) for lines in cuts] + [b]
-            pieces += [(str(inp.path), inp.format, inp.compression, lines, firsts[i], firsts[i + 1])
-                       for i, lines in enumerate(cuts)]
-        else:
-            pieces.append((str(inp.path), inp.format, inp.compression, None, a, b))
-    if ranges:
-        raise SadedupError(f"documents come from {next(iter(ranges))}, which is not among the inputs; "
+    for inp, lines, _ in input_pieces(inputs, workers, piece_bytes):
+        a, b = ranges.get(inp.name, (0, 0))
+        left.pop(inp.name, None)
+        first = a if lines is None else a + int(np.searchsorted(rows[a:b], lines[2], side="right"))
+        if pieces and pieces[-1][0] == str(inp.path):
+            pieces[-1] = pieces[-1][:5] + (first,)
+        pieces.append((str(inp.path), inp.format, inp.compression, lines, first, b))
+    if left:
+        raise SadedupError(f"documents come from {next(iter(left))}, which is not among the inputs; "
                            f"rerun with --restart")
     return pieces
 
 
 def _join(parts: list[Path], out: Path) -> None:
     """The part files, one after another, into `out` (under a temporary name, renamed when
-    complete); copy_file_range keeps the bytes in the kernel."""
+    complete)."""
     tmp = out.with_name(out.name + ".partial")
     try:
         with open(tmp, "wb") as w:
             for p in parts:
-                with open(p, "rb") as r:
-                    left = os.fstat(r.fileno()).st_size
-                    try:
-                        while left > 0:
-                            n = os.copy_file_range(r.fileno(), w.fileno(), left)
-                            if n == 0:
-                                break
-                            left -= n
-                    except OSError:  # another file system, an old kernel: copy in user space
-                        w.seek(0, os.SEEK_END)
-                        r.seek(os.fstat(r.fileno()).st_size - left)
-                        shutil.copyfileobj(r, w, 1 << 22)
+                append_file(w, p)
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise note_path(e, tmp)
@@ -217,8 +200,8 @@ class Export(Stage):
         decisions.mkdir()
         try:
             ranges = _snapshot_decisions(ws.root / DB_NAME, decisions)
-            pieces = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"), self.piece_bytes,
-                           ctx.executor.workers)
+            pieces = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"), ctx.executor.workers,
+                           self.piece_bytes)
             if out.suffix == ".parquet" or len(pieces) == 1:
                 tasks = [(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field, schema_from)]
             else:

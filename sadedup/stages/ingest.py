@@ -2,11 +2,20 @@
 
 Writes the documents' UTF-8 text once, concatenated (`ingest/texts.bin`, with int64 offsets),
 so later stages read memory-mapped bytes instead of parsing the inputs again.
+
+The inputs are read in pieces on the executor (an uncompressed JSONL file cut at line
+starts, any other file whole; see `readers.input_pieces`): each task writes its documents'
+text to a part file and returns what the database needs per row. The driver takes the
+pieces in input order, numbers the documents, appends the parts to texts.bin and writes
+the rows, so the result is that of reading the inputs one row after another.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import time
+from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,14 +23,44 @@ import numpy as np
 from .. import db, faults
 from ..progress import bar, say
 from ..errors import note_path
-from ..readers import expand_inputs, json_ext_id, open_parquet, read_records
-from ..workspace import save_npy
+from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, json_ext_id, open_parquet, read_records
+from ..workspace import append_file, save_npy
 from .base import Context, Stage, chain
 from .sizing import max_document_tokens
 
 
+def ingest_piece(path: str, fmt: str, compression: str | None, lines: tuple[int, int, int] | None, part: str,
+                 text_field: str, id_field: str, limit: int) -> dict[str, Any]:
+    """Task: one piece of an input. Its documents' UTF-8 text goes to `part`, one after
+    another; returns (row, ext_id, characters, bytes) per document and (row, error) per row
+    set aside."""
+    inp = InputFile(Path(path), fmt, compression)
+    docs: list[tuple] = []
+    errors: list[tuple] = []
+    try:
+        with open(part, "wb", buffering=1 << 22) as texts:
+            for rec in read_records(inp, text_field, id_field, piece=lines):
+                if rec.error is None:
+                    data = rec.text.encode("utf-8")
+                    if len(data) > limit:
+                        rec.error = (f"document of {len(data)} bytes is over the {limit}-token limit that "
+                                     f"run.memory_budget allows; raise the budget to keep it")
+                faults.point("ingest.row")
+                if rec.error is not None:
+                    errors.append((rec.row, rec.error))
+                    continue
+                texts.write(data)
+                docs.append((rec.row, json_ext_id(rec.ext_id), len(rec.text), len(data)))
+    except OSError as e:  # reading errors are SadedupErrors: this is the part file
+        raise note_path(e, part)
+    return {"docs": docs, "errors": errors}
+
+
 class Ingest(Stage):
     name = "ingest"
+
+    def __init__(self, piece_bytes: int = PIECE_BYTES) -> None:
+        self.piece_bytes = piece_bytes
 
     def key(self, ctx: Context) -> str:
         state = ctx.ws.read_state() or {}
@@ -37,6 +76,7 @@ class Ingest(Stage):
         if not ctx.force and ws.is_done(self.name, key, files=files):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running")
+        t0 = time.perf_counter()
         tmp = ws.root / "ingest.partial"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
@@ -48,39 +88,43 @@ class Ingest(Stage):
         for inp in inputs:  # a Parquet file without the text column stops the run before any work
             if inp.format == "parquet":
                 open_parquet(inp.path, text_field)
-        total = sum(f.path.stat().st_size for f in inputs)
-        n_docs = 0
-        pos = 0
+        pieces = input_pieces(inputs, ctx.executor.workers, self.piece_bytes)
+        one = len(pieces) == 1  # then the part is texts.bin itself
+        tasks = [(str(inp.path), inp.format, inp.compression, lines,
+                  str(tmp / ("texts.bin" if one else f"texts_{i:05d}.part")), text_field, id_field, limit)
+                 for i, (inp, lines, _) in enumerate(pieces)]
+        n_docs = pos = nxt = 0
         offsets = [np.zeros(1, dtype=np.int64)]
-        chunk: list[int] = []
+        done: dict[int, dict] = {}  # finished out of order, waiting for the pieces before them
         try:
-            with ws.engine.begin() as conn, open(tmp / "texts.bin", "wb", buffering=1 << 22) as texts, \
-                    bar("ingest", total, "bytes") as b:
+            with ExitStack() as stack:
+                conn = stack.enter_context(ws.engine.begin())
+                texts = None if one else stack.enter_context(open(tmp / "texts.bin", "wb"))
+                b = stack.enter_context(bar("ingest", sum(p[2] for p in pieces), "bytes"))
                 # a fresh ingest replaces every document and error row
                 for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors):
                     conn.execute(t.delete())
-                doc_rows: list[tuple] = []
-                err_rows: list[tuple] = [(src, None, why) for src, why in skipped]
-                for inp in inputs:
-                    for rec in read_records(inp, text_field, id_field, b.advance):
-                        if rec.error is None:
-                            data = rec.text.encode("utf-8")
-                            if len(data) > limit:
-                                rec.error = (f"document of {len(data)} bytes is over the {limit}-token limit that "
-                                             f"run.memory_budget allows; raise the budget to keep it")
-                        faults.point("ingest.row")
-                        if rec.error is not None:
-                            err_rows.append((rec.source, rec.row, rec.error))
-                            continue
-                        texts.write(data)
-                        pos += len(data)
-                        chunk.append(pos)
-                        doc_rows.append((n_docs, rec.source, rec.row, json_ext_id(rec.ext_id), len(rec.text),
-                                         len(data), "kept"))
-                        n_docs += 1
-                        if len(doc_rows) >= 50_000:
-                            self._flush(conn, doc_rows, err_rows, offsets, chunk)
-                self._flush(conn, doc_rows, err_rows, offsets, chunk)
+                db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
+                               [(src, None, why) for src, why in skipped])
+                for i, res in ctx.executor.imap(ingest_piece, tasks):
+                    done[i] = res
+                    b.advance(pieces[i][2])
+                    while nxt in done:  # the next piece in input order
+                        res, source, part = done.pop(nxt), pieces[nxt][0].name, Path(tasks[nxt][4])
+                        if texts is not None:
+                            append_file(texts, part)
+                            part.unlink()
+                        db.bulk_insert(conn, db.documents, ["doc_id", "source", "source_row", "ext_id", "n_chars",
+                                                            "n_bytes", "status"],
+                                       ((n_docs + j, source, row, ext, nc, nb, "kept")
+                                        for j, (row, ext, nc, nb) in enumerate(res["docs"])))
+                        db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
+                                       ((source, row, why) for row, why in res["errors"]))
+                        sizes = np.array([d[3] for d in res["docs"]], dtype=np.int64)
+                        offsets.append(pos + np.cumsum(sizes))
+                        n_docs += len(sizes)
+                        pos += int(sizes.sum())
+                        nxt += 1
         except OSError as e:  # the database's failures are not OSErrors: this is texts.bin
             raise note_path(e, tmp / "texts.bin")
         save_npy(tmp / "offsets.npy", np.concatenate(offsets))
@@ -88,17 +132,8 @@ class Ingest(Stage):
         os.replace(tmp, out)
         with ws.engine.connect() as c:
             n_err = c.exec_driver_sql("SELECT count(*) FROM input_errors").scalar()
-        detail = {"documents": n_docs, "input_errors": n_err, "bytes": pos, "input_files": len(inputs)}
+        detail = {"documents": n_docs, "input_errors": n_err, "bytes": pos, "input_files": len(inputs),
+                  "seconds": round(time.perf_counter() - t0, 3)}
         ws.mark(self.name, key, "done", files=files, artifact=out, **detail)
         say(f"ingest: {n_docs} documents from {len(inputs)} file(s), {n_err} row(s) set aside in input_errors")
         return detail
-
-    @staticmethod
-    def _flush(conn, doc_rows, err_rows, offsets, chunk) -> None:
-        db.bulk_insert(conn, db.documents, ["doc_id", "source", "source_row", "ext_id", "n_chars", "n_bytes",
-                                            "status"], doc_rows)
-        db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"], err_rows)
-        offsets.append(np.asarray(chunk, dtype=np.int64))
-        doc_rows.clear()
-        err_rows.clear()
-        chunk.clear()

@@ -396,7 +396,10 @@ class Bench:
         return statistics.median(w) if w else None
 
     def quiet(self) -> None:
-        """Before each timed command: let a busy neighbour's burst pass (at most --quiet-wait s)."""
+        """Before each timed command: flush the last command's writes to disk (each tool writes
+        gigabytes; the next one should not pay for their writeback), then let a busy
+        neighbour's burst pass (at most --quiet-wait s)."""
+        os.sync()
         if self.a.quiet_wait > 0:
             waited, busy = wait_quiet(self.a.quiet_wait)
             if waited >= self.a.quiet_wait:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator
@@ -105,6 +106,7 @@ class Tokenize(Stage):
                 self._shards_whole(ctx, key, folder):
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running", artifact=folder)
+        t0 = time.perf_counter()
         size = self.shard_size(ctx)
         store = TextStore(ws.root)
         doc_ids = self.visiting_order(ctx)
@@ -166,7 +168,7 @@ class Tokenize(Stage):
         tmp.replace(folder / "shards.json")
         detail = {"shards": len(names), "reused": reused, "rebuilt": rebuilt, "tokens": int(sum(token_counts)), "documents": len(doc_ids),
                   "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
-                  "folder": str(folder.relative_to(ws.root))}
+                  "folder": str(folder.relative_to(ws.root)), "seconds": round(time.perf_counter() - t0, 3)}
         ws.mark(self.name, key, "done", files=[folder / "shards.json"], artifact=folder, **detail)
         say(f"tokenize: {len(doc_ids)} documents, {detail['tokens']} tokens ({tok.spec}) in {len(names)} shard(s) "
             f"of up to {size} tokens" + (f" ({reused} reused)" if reused else ""))

@@ -223,8 +223,8 @@ def test_count_chars_matches_decoding(text, data):
 
 @settings(max_examples=50, deadline=None)
 @given(shards=st.lists(st.lists(st.integers(0, M64), max_size=80), min_size=1, max_size=4),
-       memory=st.sampled_from([1, 200, 10**9]))
-def test_repeated_hashes_by_parts(tmp_path_factory, shards, memory):
+       memory=st.sampled_from([1, 200, 10**9]), threads=st.sampled_from([1, 2, 3]))
+def test_repeated_hashes_by_parts(tmp_path_factory, shards, memory, threads):
     from collections import Counter
 
     from sadedup.stages.candidates import repeated_hashes
@@ -236,7 +236,7 @@ def test_repeated_hashes_by_parts(tmp_path_factory, shards, memory):
         save_npy(d / f"{i}.npy", np.sort(np.array(xs, dtype=np.uint64)))
         files.append(d / f"{i}.npy")
     count = Counter(x for xs in shards for x in xs)
-    assert repeated_hashes(files, memory).tolist() == sorted(x for x, c in count.items() if c >= 2)
+    assert repeated_hashes(files, memory, threads).tolist() == sorted(x for x, c in count.items() if c >= 2)
 
 
 @settings(max_examples=100, deadline=None)

@@ -28,6 +28,7 @@ k = 2L/3 (w = 34 for L=100) that is about 6%.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -62,29 +63,32 @@ def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     return {"anchors": len(pos)}
 
 
-def repeated_hashes(sorted_files: list[Path], memory: int) -> np.ndarray:
+def repeated_hashes(sorted_files: list[Path], memory: int, threads: int = 1) -> np.ndarray:
     """Sorted distinct hashes that occur at least twice over all the files (each sorted),
-    merged a range of the hashes' top bits at a time so that at most about `memory` bytes
-    are held."""
+    merged a range of the hashes' top bits at a time, `threads` ranges at once (numpy sorts
+    without the GIL), so that at most about `memory` bytes are held."""
     arrays = [load_npy(p) for p in sorted_files]
     total = sum(len(a) for a in arrays)
     # a part holds its hashes, their merged copy and the comparison flags: ~24 bytes each
     bits = 0
-    while total * 24 >> bits > max(memory, 1) and bits < 16:
+    while bits < 16 and ((total * 24 >> bits) * threads > max(memory, 1) or (1 << bits) < threads):
         bits += 1
-    found = []
-    for part in range(1 << bits):
+
+    def part(p: int) -> np.ndarray:
         chunk = []
         for a in arrays:
-            lo = np.searchsorted(a, np.uint64(part << (64 - bits))) if bits else 0
-            hi = np.searchsorted(a, np.uint64((part + 1) << (64 - bits))) if bits and part + 1 < (1 << bits) \
+            lo = np.searchsorted(a, np.uint64(p << (64 - bits))) if bits else 0
+            hi = np.searchsorted(a, np.uint64((p + 1) << (64 - bits))) if bits and p + 1 < (1 << bits) \
                 else len(a)
             chunk.append(np.asarray(a[lo:hi]))
         h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
         if len(chunk) > 1:
             h.sort(kind="stable")  # timsort: merges the shards' sorted runs in linear passes
         dup = h[1:][h[1:] == h[:-1]]
-        found.append(dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup)
+        return dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup
+
+    with ThreadPoolExecutor(max(threads, 1)) as pool:
+        found = list(pool.map(part, range(1 << bits)))
     return np.concatenate(found) if found else np.zeros(0, np.uint64)
 
 
@@ -168,7 +172,8 @@ class Candidates(Stage):
         t1 = time.perf_counter()
         if todo or ctx.force or not ws.is_done("repeated", repeated_key(), files=[repeated_path]):
             folder.mkdir(parents=True, exist_ok=True)
-            repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs], usable_budget(ctx.wf) // 2)
+            repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs], usable_budget(ctx.wf) // 2,
+                                       max(1, ctx.wf.run.n_workers))
             save_npy(repeated_path, repeated)
             ws.mark("repeated", repeated_key(), "done", files=[repeated_path], artifact=folder,
                     hashes=len(repeated))

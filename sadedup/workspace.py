@@ -122,6 +122,13 @@ def files_checksum(paths: list[Path]) -> tuple[int, str]:
     return size, h.hexdigest()
 
 
+def task_sums(paths: list[Path]) -> dict[str, tuple[int, str]]:
+    """For a task's result: the size and checksum of the files it wrote, made by the task
+    while they are hot in its page cache, so the driver never reads them back (on a cluster
+    it might not even be near them). `Workspace.mark` takes it as `sums`."""
+    return {"sums": files_checksum(paths)}
+
+
 class Workspace:
     def __init__(self, root: str | Path, create: bool = False) -> None:
         self.root = Path(root)
@@ -275,12 +282,17 @@ class Workspace:
         return True
 
     def mark(self, stage: str, key: str, status: str, shard: int = -1, files: list[Path] | None = None,
-             artifact: Path | None = None, error: str | None = None, **detail: Any) -> None:
+             artifact: Path | None = None, error: str | None = None, sums: tuple[int, str] | None = None,
+             **detail: Any) -> None:
+        """Records a stage (or shard) state; done with `files` records their size and checksum,
+        `sums` when the task that wrote them made it (see `task_sums`), else read here."""
         values: dict[str, Any] = {"detail": json.dumps({"key": key, **detail})}
         if artifact is not None:
             values["artifact"] = str(artifact.relative_to(self.root))
         if files and status == "done":
-            values["size"], values["checksum"] = files_checksum(files)
+            if sums is not None and sums[0] != sum(p.stat().st_size for p in files):
+                raise RuntimeError(f"{stage} shard {shard}: the task's checksum covers other files than {files}")
+            values["size"], values["checksum"] = sums if sums is not None else files_checksum(files)
         if error is not None:
             values["error"] = error
         with self.engine.begin() as c:

@@ -177,3 +177,21 @@ def test_changed_input_stops_until_restart(cli, tmp_path):
     assert p.returncode != 0 and "inputs changed" in p.stderr and "--restart" in p.stderr
     cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS, "--restart")
     assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 3
+
+
+def test_checksums_made_by_the_tasks_are_those_of_the_files(corpus):
+    """Per-shard tasks checksum what they wrote (the driver never reads it back): the recorded
+    size and checksum of every shard artifact equal the files' own."""
+    from sadedup.stages.build import BUILD_FILES
+    from sadedup.stages.candidates import ANCHOR_FILES, CANDIDATE_FILES
+    from sadedup.stages.repeats import WINDOW_FILES
+    from sadedup.workspace import files_checksum
+
+    work = Path(corpus[0]).parent / "refwork"
+    files = {"anchors": ANCHOR_FILES, "candidates": CANDIDATE_FILES, "build": BUILD_FILES, "windows": WINDOW_FILES,
+             "groups": ("gid.npy",)}
+    rows = db_rows(work, "SELECT stage, shard, artifact, size, checksum FROM stages WHERE shard >= 0 AND stage IN "
+                         "('anchors', 'candidates', 'build', 'windows', 'groups')")
+    assert {r[0] for r in rows} == set(files) and len(rows) >= 50
+    for stage, shard, artifact, size, checksum in rows:
+        assert files_checksum([work / artifact / f for f in files[stage]]) == (size, checksum), (stage, shard)

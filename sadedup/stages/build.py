@@ -23,7 +23,7 @@ import pydivsufsort
 
 from .. import faults, native
 from ..progress import bar, say
-from ..workspace import save_npy
+from ..workspace import save_npy, task_sums
 from .base import Context, Stage, chain
 from .candidates import Candidates
 from .tokenize import Tokenize
@@ -48,7 +48,8 @@ def build_shard(shard_dir: str, lcp_cap: int | None = None) -> dict[str, Any]:
     save_npy(sdir / "sa.npy", sa)
     lcp = native.lcp_array(tokens, sa) if lcp_cap is None else native.lcp_capped(tokens, sa, lcp_cap)
     save_npy(sdir / "lcp.npy", lcp)
-    return {"tokens": n, "sa_seconds": round(t1 - t0, 3), "lcp_seconds": round(time.perf_counter() - t1, 3)}
+    return {"tokens": n, "sa_seconds": round(t1 - t0, 3), "lcp_seconds": round(time.perf_counter() - t1, 3),
+            **task_sums([sdir / f for f in BUILD_FILES])}
 
 
 class Build(Stage):

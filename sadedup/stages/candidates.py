@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import faults, native
 from ..progress import bar, say
-from ..workspace import load_npy, npy_in_place, save_npy
+from ..workspace import load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, Stage, chain
 from .sizing import usable_budget
 from .tokenize import Tokenize
@@ -60,7 +60,7 @@ def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     save_npy(odir / "anchors_pos.npy", pos)
     hashes.sort()  # here, in parallel, so the driver only merges sorted runs
     save_npy(odir / "anchors_sorted.npy", hashes)
-    return {"anchors": len(pos)}
+    return {"anchors": len(pos), **task_sums([odir / f for f in ANCHOR_FILES])}
 
 
 def repeated_hashes(sorted_files: list[Path], memory: int, threads: int = 1) -> np.ndarray:
@@ -110,7 +110,7 @@ def candidate_shard(shard_dir: str, out_dir: str, repeated_path: str, L: int) ->
     save_npy(odir / "offsets.npy", region_offsets)
     save_npy(odir / "starts.npy", starts)
     return {"tokens": len(tokens), "candidate_tokens": m, "regions": len(starts),
-            "repeated_anchors": int(np.count_nonzero(hit))}
+            "repeated_anchors": int(np.count_nonzero(hit)), **task_sums([odir / f for f in CANDIDATE_FILES])}
 
 
 class Candidates(Stage):

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import faults, native
 from ..progress import bar, say
-from ..workspace import load_npy, npy_in_place, save_npy
+from ..workspace import load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, Stage, chain
 from .build import Build
 from .candidates import Candidates
@@ -61,7 +61,7 @@ def windows_shard(build_dir: str, out_dir: str, L: int) -> dict[str, Any]:
                                     L, wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
     save_npy(odir / "wpos.npy", wpos)
     save_npy(odir / "wl.npy", wl)
-    return {"windows": len(wpos), "distinct": native.count_runs(wl, L)}
+    return {"windows": len(wpos), "distinct": native.count_runs(wl, L), **task_sums([odir / f for f in WINDOW_FILES])}
 
 
 def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[str, Any]:
@@ -73,7 +73,7 @@ def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
         gid[:] = -1
         repeated = native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
                                   load_npy(odir / "run_gid.npy"), gid)
-    return {"repeated_windows": repeated}
+    return {"repeated_windows": repeated, **task_sums([odir / "gid.npy"])}
 
 
 def _first_at_least(tokens: np.ndarray, wpos: np.ndarray, t: int) -> int:

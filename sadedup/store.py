@@ -14,9 +14,9 @@ class TextStore:
     """The ingest store: every document's UTF-8 text, memory-mapped."""
 
     def __init__(self, root: Path) -> None:
+        self.path = root / "ingest" / "texts.bin"
         self.offsets = np.load(root / "ingest" / "offsets.npy")
-        self.data = np.memmap(root / "ingest" / "texts.bin", dtype=np.uint8, mode="r") \
-            if self.offsets[-1] > 0 else np.zeros(0, np.uint8)
+        self.data = np.memmap(self.path, dtype=np.uint8, mode="r") if self.offsets[-1] > 0 else np.zeros(0, np.uint8)
 
     def nbytes(self, doc_ids: np.ndarray) -> np.ndarray:
         return self.offsets[doc_ids + 1] - self.offsets[doc_ids]

@@ -84,16 +84,17 @@ def npy_in_place(path: Path, dtype, n: int) -> Iterator[np.ndarray]:
     os.replace(tmp, path)
 
 
-def append_file(dst: BinaryIO, path: Path) -> None:
-    """The bytes of `path` appended to the open file `dst`; copy_file_range keeps them in the
-    kernel (user space when the two are on different file systems or the kernel is old)."""
+def append_file(dst: BinaryIO, path: Path, start: int = 0, count: int | None = None) -> None:
+    """`count` bytes of `path` from `start` (default: to its end) appended to the open file
+    `dst`; copy_file_range keeps them in the kernel (user space when the two are on different
+    file systems or the kernel is old)."""
     with open(path, "rb") as r:
-        size = os.fstat(r.fileno()).st_size
+        size = os.fstat(r.fileno()).st_size - start if count is None else count
         dst.flush()
         done = 0
         try:
             while done < size:
-                n = os.copy_file_range(r.fileno(), dst.fileno(), size - done)
+                n = os.copy_file_range(r.fileno(), dst.fileno(), size - done, start + done)
                 if n == 0:
                     break
                 done += n
@@ -101,8 +102,24 @@ def append_file(dst: BinaryIO, path: Path) -> None:
             pass
         if done < size:
             dst.seek(0, os.SEEK_END)
-            r.seek(done)
-            shutil.copyfileobj(r, dst, 1 << 22)
+            r.seek(start + done)
+            left = size - done
+            while left > 0 and (chunk := r.read(min(left, 1 << 22))):
+                dst.write(chunk)
+                left -= len(chunk)
+
+
+def save_npy_bytes(path: Path, src: Path, start: int, count: int) -> None:
+    """The .npy np.save would write for `count` uint8 bytes of the file `src` from `start`,
+    copied in the kernel; under a temporary name, renamed into place when complete."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": (count,)})
+            append_file(f, src, start, count)
+    except OSError as e:
+        raise note_path(e, tmp)
+    os.replace(tmp, path)
 
 
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:

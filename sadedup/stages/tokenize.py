@@ -24,7 +24,7 @@ from .. import faults
 from ..progress import bar, say
 from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
 from ..store import TextStore
-from ..workspace import save_npy
+from ..workspace import save_npy, save_npy_bytes
 from .base import Context, Stage, chain
 from .docs import document_stages_key, substring_candidates
 from .sizing import split_shard_tokens
@@ -153,7 +153,8 @@ class Tokenize(Stage):
                         token_counts.append(acc)
                         shard_first += len(shard_counts)
                         shard_tokens_acc, shard_counts, acc = [], [], 0
-                    shard_tokens_acc.append(tokens[at:at + c])
+                    if tokens is not None:
+                        shard_tokens_acc.append(tokens[at:at + c])
                     shard_counts.append(c)
                     acc += c
                     at += c
@@ -210,10 +211,9 @@ class Tokenize(Stage):
                 max(i + 1, int(np.searchsorted(ends, base + batch_bytes, side="right")))
             bounds.append((i, j))
             i = j
-        if isinstance(tok, ByteTokenizer):
+        if isinstance(tok, ByteTokenizer):  # the tokens are the stored bytes: _write copies them
             for i, j in bounds:
-                tokens, counts = tok.gather(store.data, store.offsets, doc_ids[i:j])
-                yield i, tokens, counts
+                yield i, None, sizes[i:j]
             return
 
         def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,13 +230,22 @@ class Tokenize(Stage):
                 yield i, tokens, counts
 
     def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok) -> str:
+        """One shard's files from its tokens (`parts`), or, for bytes, from the store."""
         sdir = folder / f"shard_{k:05d}"
         sdir.mkdir(exist_ok=True)
-        tokens = np.concatenate(parts) if parts else np.zeros(0, tok.dtype)
+        ids = doc_ids[first:first + len(counts)].astype(np.int64)
         offsets = np.concatenate(([0], np.cumsum(np.asarray(counts, dtype=np.int64)))).astype(np.int64)
-        save_npy(sdir / "docs.npy", doc_ids[first:first + len(counts)].astype(np.int64))
+        save_npy(sdir / "docs.npy", ids)
         save_npy(sdir / "offsets.npy", offsets)
-        save_npy(sdir / "tokens.npy", tokens.astype(tok.dtype, copy=False))
+        if isinstance(tok, ByteTokenizer):
+            store = TextStore(ctx.ws.root)
+            if len(ids) and np.all(np.diff(ids) == 1):  # one run of texts.bin: copied in the kernel
+                save_npy_bytes(sdir / "tokens.npy", store.path, int(store.offsets[ids[0]]), int(offsets[-1]))
+            else:
+                save_npy(sdir / "tokens.npy", tok.gather(store.data, store.offsets, ids)[0])
+        else:
+            tokens = np.concatenate(parts) if parts else np.zeros(0, tok.dtype)
+            save_npy(sdir / "tokens.npy", tokens.astype(tok.dtype, copy=False))
         ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in SHARD_FILES], artifact=sdir,
                     tokens=int(offsets[-1]), documents=len(counts), first=first, end=first + len(counts))
         faults.point("tokenize.shard")

@@ -406,18 +406,20 @@ def read_records(inp: InputFile, text_field: str, id_field: str, on_read=lambda 
 
 
 PIECE_BYTES = 16 << 20  # an input smaller than this is read in one piece
+MAX_PIECE_BYTES = 256 << 20  # nor is a piece larger than this, where it can be cut
 
 
 def input_pieces(inputs: list[InputFile], workers: int, piece_bytes: int = PIECE_BYTES
                  ) -> list[tuple[InputFile, tuple[int, int, int] | None, int]]:
-    """The inputs as pieces to read in parallel, in order: (input, lines, bytes). With more
-    than one worker an uncompressed JSONL file is cut at line starts into pieces of at least
-    `piece_bytes`, at most 4 per worker (`lines` as `read_records` takes them); any other
-    input is one piece (lines None)."""
+    """The inputs as pieces to read in parallel, in order: (input, lines, bytes). An
+    uncompressed JSONL file is cut at line starts (`lines` as `read_records` takes them):
+    with more than one worker into pieces of at least `piece_bytes`, 4 per worker, and in
+    any case into pieces of at most MAX_PIECE_BYTES. Any other input is one piece (lines
+    None)."""
     out = []
     for inp in inputs:
         size = inp.path.stat().st_size
-        n = min(-(-size // piece_bytes), 4 * workers) if workers > 1 else 1
+        n = max(min(-(-size // piece_bytes), 4 * workers) if workers > 1 else 1, -(-size // MAX_PIECE_BYTES))
         if n > 1 and inp.format == "jsonl" and inp.compression is None:
             out += [(inp, lines, lines[1] - lines[0]) for lines in line_pieces(inp, n)]
         else:

@@ -220,10 +220,26 @@ def awkward_inputs(tmp_path):
     return tmp_path / "in"
 
 
-def test_ingest_in_pieces_equals_one_piece(cli, tmp_path):
-    """Uncompressed JSONL is read in pieces on worker processes: the documents, their rows,
-    the rows set aside and texts.bin are those of reading it in one piece."""
+class InlineAsTwo:
+    """Runs tasks in this process (so module constants can be patched) but plans for two
+    workers, as the pool would."""
+    workers = 2
+
+    def imap(self, fn, tasks):
+        from sadedup.executor import InlineExecutor
+        yield from reversed(list(InlineExecutor().imap(fn, tasks)))  # out of order, as a pool may
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("pool", ["processes", "inline, small chunks"])
+def test_ingest_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
+    """Uncompressed JSONL is read in pieces: the documents, their rows, the rows set aside
+    and texts.bin are those of reading it in one piece, on worker processes, and inline with
+    pieces finishing in reverse and rows passed back a few at a time."""
     from sadedup.executor import LocalExecutor
+    from sadedup.stages import ingest
     from sadedup.stages.base import Context
     from sadedup.stages.ingest import Ingest
     from sadedup.workspace import Workspace
@@ -239,7 +255,11 @@ def test_ingest_in_pieces_equals_one_piece(cli, tmp_path):
 
     one = state()
     assert one[1] and len(one[0]) == 80
-    executor = LocalExecutor(2)
+    if pool == "processes":
+        executor = LocalExecutor(2)
+    else:
+        executor = InlineAsTwo()
+        monkeypatch.setattr(ingest, "ROWS_PER_CHUNK", 3)
     try:
         detail = Ingest(piece_bytes=3000).run(Context(Workspace(w), executor, force=True))
     finally:
@@ -248,10 +268,13 @@ def test_ingest_in_pieces_equals_one_piece(cli, tmp_path):
     assert not list((w / "ingest").glob("*.part"))
 
 
-def test_export_in_pieces_equals_one_piece(cli, tmp_path):
-    """Uncompressed JSONL is exported in pieces on worker processes and joined: the bytes are
-    those of one piece, with bad rows, blank lines, CRLF ends and a second file in the way."""
+@pytest.mark.parametrize("pool", ["processes", "inline, small blocks"])
+def test_export_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
+    """Uncompressed JSONL is exported in pieces and joined: the bytes are those of one piece,
+    with bad rows, blank lines, CRLF ends and a second file in the way; on worker processes,
+    and inline with the decisions read back a few rows at a time."""
     from sadedup.executor import LocalExecutor
+    from sadedup.stages import export
     from sadedup.stages.base import Context
     from sadedup.stages.export import Export
     from sadedup.workspace import Workspace
@@ -263,7 +286,11 @@ def test_export_in_pieces_equals_one_piece(cli, tmp_path):
     assert db_rows(w, "SELECT count(*) FROM input_errors")[0][0] > 0
     assert db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0
     ws = Workspace(w)
-    executor = LocalExecutor(2)
+    if pool == "processes":
+        executor = LocalExecutor(2)
+    else:
+        executor = InlineAsTwo()
+        monkeypatch.setattr(export, "ROWS_BLOCK", 2)
     try:
         for name in ("pieces.jsonl", "pieces.jsonl.gz"):
             detail = Export(tmp_path / name, piece_bytes=3000).run(Context(ws, executor, force=True))

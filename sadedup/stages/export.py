@@ -17,6 +17,7 @@ import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,16 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
+ROWS_BLOCK = 1 << 16
+
+
+def _rows(arrays: list[np.ndarray], a: int, b: int) -> Iterator[tuple]:
+    """Rows a..b of equal-length columns (memory-mapped), as tuples of Python ints, a block
+    at a time: a piece may hold tens of millions of documents."""
+    for i in range(a, b, ROWS_BLOCK):
+        yield from zip(*(col[i:min(i + ROWS_BLOCK, b)].tolist() for col in arrays))
+
+
 def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str, id_field: str,
                 schema_from: str | None) -> dict[str, int]:
     """Task: the kept documents of `pieces`, in order and cut, written to `part`. A piece is
@@ -56,33 +67,34 @@ def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str,
     schema = pq.ParquetFile(schema_from).schema_arrow if schema_from else None
     writer = open_writer(Path(part), text_field, schema)
     kept = changed = 0
+    end = (None, None, None)
     try:
         for path, fmt, compression, lines, a, b in pieces:
             inp = InputFile(Path(path), fmt, compression)
-            ids, rows, keep = (d[k][a:b].tolist() for k in ("doc_id", "doc_row", "doc_kept"))
-            s0 = int(np.searchsorted(d["span_doc"], ids[0])) if ids else 0
-            s1 = int(np.searchsorted(d["span_doc"], ids[-1], side="right")) if ids else 0
-            sdoc, sstart, send = (d[k][s0:s1].tolist() for k in ("span_doc", "span_start", "span_end"))
-            j = k = 0
+            docs = _rows([d["doc_id"], d["doc_row"], d["doc_kept"]], a, b)
+            s0 = int(np.searchsorted(d["span_doc"], d["doc_id"][a])) if b > a else 0
+            s1 = int(np.searchsorted(d["span_doc"], d["doc_id"][b - 1], side="right")) if b > a else 0
+            spans = _rows([d["span_doc"], d["span_start"], d["span_end"]], s0, s1)
+            doc_id, row, keep = next(docs, end)
+            span = next(spans, end)
             for rec in read_records(inp, text_field, id_field, piece=lines):
-                if j == len(rows) or rec.row != rows[j]:
+                if rec.row != row:
                     continue  # an input_errors row
-                doc_id = ids[j]
                 doc_spans = []
-                while k < len(sdoc) and sdoc[k] < doc_id:
-                    k += 1
-                while k < len(sdoc) and sdoc[k] == doc_id:
-                    if send[k] > sstart[k]:
-                        doc_spans.append((sstart[k], send[k]))
-                    k += 1
+                while span[0] is not None and span[0] < doc_id:
+                    span = next(spans, end)
+                while span[0] == doc_id:
+                    if span[2] > span[1]:
+                        doc_spans.append((span[1], span[2]))
+                    span = next(spans, end)
                 faults.point("export.row")
-                if keep[j]:
+                if keep:
                     writer.write(rec, cut(rec.text, doc_spans) if doc_spans else None)
                     kept += 1
                     changed += bool(doc_spans)
-                j += 1
-            if j < len(rows):
-                raise SadedupError(f"input {path} changed since ingest: row {rows[j]} is gone; rerun with --restart")
+                doc_id, row, keep = next(docs, end)
+            if row is not None:
+                raise SadedupError(f"input {path} changed since ingest: row {row} is gone; rerun with --restart")
         writer.close()
     except BaseException:
         writer.abort()

@@ -12,8 +12,10 @@ the rows, so the result is that of reading the inputs one row after another.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -29,16 +31,21 @@ from .base import Context, Stage, chain
 from .sizing import max_document_tokens
 
 
+ROWS_PER_CHUNK = 50_000
+
+
 def ingest_piece(path: str, fmt: str, compression: str | None, lines: tuple[int, int, int] | None, part: str,
                  text_field: str, id_field: str, limit: int) -> dict[str, Any]:
     """Task: one piece of an input. Its documents' UTF-8 text goes to `part`, one after
-    another; returns (row, ext_id, characters, bytes) per document and (row, error) per row
-    set aside."""
+    another, and what the database needs per row to `part`.rows, in pickled chunks of
+    ROWS_PER_CHUNK rows (a compressed file is one piece however large): (row, ext_id,
+    characters, bytes) per document and (row, error) per row set aside."""
     inp = InputFile(Path(path), fmt, compression)
     docs: list[tuple] = []
     errors: list[tuple] = []
+    chunks = 0
     try:
-        with open(part, "wb", buffering=1 << 22) as texts:
+        with open(part, "wb", buffering=1 << 22) as texts, open(part + ".rows", "wb") as rows:
             for rec in read_records(inp, text_field, id_field, piece=lines):
                 if rec.error is None:
                     data = rec.text.encode("utf-8")
@@ -48,18 +55,30 @@ def ingest_piece(path: str, fmt: str, compression: str | None, lines: tuple[int,
                 faults.point("ingest.row")
                 if rec.error is not None:
                     errors.append((rec.row, rec.error))
-                    continue
-                texts.write(data)
-                docs.append((rec.row, json_ext_id(rec.ext_id), len(rec.text), len(data)))
-    except OSError as e:  # reading errors are SadedupErrors: this is the part file
+                else:
+                    texts.write(data)
+                    docs.append((rec.row, json_ext_id(rec.ext_id), len(rec.text), len(data)))
+                if len(docs) + len(errors) >= ROWS_PER_CHUNK:
+                    pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
+                    docs, errors, chunks = [], [], chunks + 1
+            pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError as e:  # reading errors are SadedupErrors: this is a part file
         raise note_path(e, part)
-    return {"docs": docs, "errors": errors}
+    return {"chunks": chunks + 1}
+
+
+def _row_chunks(path: Path, chunks: int) -> Iterator[tuple[list, list]]:
+    with open(path, "rb") as f:
+        for _ in range(chunks):
+            yield pickle.load(f)
 
 
 class Ingest(Stage):
     name = "ingest"
 
-    def __init__(self, piece_bytes: int = PIECE_BYTES) -> None:
+    def __init__(self, piece_bytes: int = 4 * PIECE_BYTES) -> None:
+        # larger pieces than export's: ingest is the first stage, and a piece of 64 MB is
+        # parsed in about the time the pool takes to start
         self.piece_bytes = piece_bytes
 
     def key(self, ctx: Context) -> str:
@@ -114,16 +133,19 @@ class Ingest(Stage):
                         if texts is not None:
                             append_file(texts, part)
                             part.unlink()
-                        db.bulk_insert(conn, db.documents, ["doc_id", "source", "source_row", "ext_id", "n_chars",
-                                                            "n_bytes", "status"],
-                                       ((n_docs + j, source, row, ext, nc, nb, "kept")
-                                        for j, (row, ext, nc, nb) in enumerate(res["docs"])))
-                        db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
-                                       ((source, row, why) for row, why in res["errors"]))
-                        sizes = np.array([d[3] for d in res["docs"]], dtype=np.int64)
-                        offsets.append(pos + np.cumsum(sizes))
-                        n_docs += len(sizes)
-                        pos += int(sizes.sum())
+                        rows = part.with_name(part.name + ".rows")
+                        for docs, errors in _row_chunks(rows, res["chunks"]):
+                            db.bulk_insert(conn, db.documents, ["doc_id", "source", "source_row", "ext_id",
+                                                                "n_chars", "n_bytes", "status"],
+                                           ((n_docs + j, source, row, ext, nc, nb, "kept")
+                                            for j, (row, ext, nc, nb) in enumerate(docs)))
+                            db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
+                                           ((source, row, why) for row, why in errors))
+                            sizes = np.array([d[3] for d in docs], dtype=np.int64)
+                            offsets.append(pos + np.cumsum(sizes))
+                            n_docs += len(sizes)
+                            pos += int(sizes.sum())
+                        rows.unlink()
                         nxt += 1
         except OSError as e:  # the database's failures are not OSErrors: this is texts.bin
             raise note_path(e, tmp / "texts.bin")

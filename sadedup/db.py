@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import (Column, Connection, Engine, Float, Index, Integer, MetaData, String, Table, Text,
                         create_engine, event, text)
 
@@ -145,6 +146,14 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: It
         conn.exec_driver_sql(sql, chunk)
         n += len(chunk)
     return n
+
+
+def column_rows(columns: Sequence[np.ndarray], chunk: int = 50_000) -> Iterator[tuple]:
+    """Rows of equal-length numpy columns as tuples of Python values, converted a chunk at a
+    time: a million rows of ten columns as Python objects would cost hundreds of MB."""
+    n = len(columns[0]) if columns else 0
+    for i in range(0, n, chunk):
+        yield from zip(*(c[i:i + chunk].tolist() for c in columns))
 
 
 def bulk_replace(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence]) -> int:

@@ -19,7 +19,7 @@ k = 2L/3 (w = 34 for L=100) that is about 6%.
 1. Per shard (parallel, native): anchors in text order, anchors_{pos,hash}.npy, and their
    hashes sorted, anchors_sorted.npy.
 2. Across shards: the hashes carried by two or more anchors, sorted: repeated.npy, by
-   merging the shards' sorted hashes a range of top bits at a time (sized to the budget).
+   merging the shards' sorted hashes a range of values at a time (sized to the budget).
 3. Per shard (parallel, native): the candidate regions and their tokens, in order:
    tokens.npy (what Build sorts), offsets.npy (region bounds in it; a window never crosses
    one) and starts.npy (where each region starts in the shard): candidate token q of
@@ -41,6 +41,9 @@ from .base import Context, Stage, chain
 from .sizing import usable_budget
 from .tokenize import Tokenize
 
+# The repeated-hash merge works a range of hashes at a time, and more ranges cost nothing:
+# it holds at most this much, so its peak does not grow with the corpus.
+REPEATED_MEMORY = 256 << 20
 ANCHOR_FILES = ("anchors_hash.npy", "anchors_pos.npy", "anchors_sorted.npy")
 CANDIDATE_FILES = ("tokens.npy", "offsets.npy", "starts.npy")
 
@@ -65,22 +68,24 @@ def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
 
 def repeated_hashes(sorted_files: list[Path], memory: int, threads: int = 1) -> np.ndarray:
     """Sorted distinct hashes that occur at least twice over all the files (each sorted),
-    merged a range of the hashes' top bits at a time, `threads` ranges at once (numpy sorts
-    without the GIL), so that at most about `memory` bytes are held."""
+    merged a range of hash values at a time, `threads` ranges at once (numpy sorts without
+    the GIL), so that at most about `memory` bytes are held.
+
+    Anchor hashes are minima of w hashes, so they crowd the low end of the range (most have
+    their top four bits zero): the ranges are cut at quantiles of a sample, not at top bits,
+    or one range would hold nearly all of them."""
     arrays = [load_npy(p) for p in sorted_files]
     total = sum(len(a) for a in arrays)
-    # a part holds its hashes, their merged copy and the comparison flags: ~24 bytes each
-    bits = 0
-    while bits < 16 and ((total * 24 >> bits) * threads > max(memory, 1) or (1 << bits) < threads):
-        bits += 1
+    # a range holds its hashes, their merged copy and the comparison flags: ~24 bytes each
+    parts = int(min(max(threads, -(-total * 24 * threads // max(memory, 1))), max(total, 1), 1 << 16))
+    step = max(1, total // (parts * 64))
+    sample = np.sort(np.concatenate([np.asarray(a[::step]) for a in arrays] + [np.zeros(0, np.uint64)]))
+    cuts = [None, *(sample[len(sample) * i // parts] for i in range(1, parts) if len(sample)), None]
 
-    def part(p: int) -> np.ndarray:
-        chunk = []
-        for a in arrays:
-            lo = np.searchsorted(a, np.uint64(p << (64 - bits))) if bits else 0
-            hi = np.searchsorted(a, np.uint64((p + 1) << (64 - bits))) if bits and p + 1 < (1 << bits) \
-                else len(a)
-            chunk.append(np.asarray(a[lo:hi]))
+    def part(i: int) -> np.ndarray:
+        lo, hi = cuts[i], cuts[i + 1]  # values in [lo, hi): equal hashes share a range
+        chunk = [np.asarray(a[0 if lo is None else np.searchsorted(a, lo):
+                              len(a) if hi is None else np.searchsorted(a, hi)]) for a in arrays]
         h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
         if len(chunk) > 1:
             h.sort(kind="stable")  # timsort: merges the shards' sorted runs in linear passes
@@ -88,7 +93,7 @@ def repeated_hashes(sorted_files: list[Path], memory: int, threads: int = 1) -> 
         return dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup
 
     with ThreadPoolExecutor(max(threads, 1)) as pool:
-        found = list(pool.map(part, range(1 << bits)))
+        found = list(pool.map(part, range(len(cuts) - 1)))
     return np.concatenate(found) if found else np.zeros(0, np.uint64)
 
 
@@ -172,8 +177,8 @@ class Candidates(Stage):
         t1 = time.perf_counter()
         if todo or ctx.force or not ws.is_done("repeated", repeated_key(), files=[repeated_path]):
             folder.mkdir(parents=True, exist_ok=True)
-            repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs], usable_budget(ctx.wf) // 2,
-                                       max(1, ctx.wf.run.n_workers))
+            repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs],
+                                       min(usable_budget(ctx.wf) // 2, REPEATED_MEMORY), max(1, ctx.wf.run.n_workers))
             save_npy(repeated_path, repeated)
             ws.mark("repeated", repeated_key(), "done", files=[repeated_path], artifact=folder,
                     hashes=len(repeated))

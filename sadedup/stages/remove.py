@@ -163,7 +163,7 @@ class Remove(Stage):
                                  "removed_chars = NULL WHERE n_tokens IS NOT NULL")
             db.bulk_replace(conn, db.spans, ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
                                             "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
-                           zip(range(n_spans), *(c.tolist() for c in cols)))
+                           db.column_rows([np.arange(n_spans), *cols]))
             all_ids = np.concatenate(shards.doc_ids + none)
             ntok = np.concatenate([np.diff(o) for o in shards.offsets] + none)
             rem = np.concatenate([r[0] for r in per_shard] + none)
@@ -175,8 +175,7 @@ class Remove(Stage):
             faults.point("remove.db")
             db.bulk_update_documents(conn, ["n_tokens", "removed_tokens", "coverage", "removed_chars", "status",
                                             "reason"],
-                                     zip(all_ids.tolist(), ntok.tolist(), rem.tolist(), cov.tolist(), rch.tolist(),
-                                         status.tolist(), reason.tolist()))
+                                     db.column_rows([all_ids, ntok, rem, cov, rch, status, reason]))
         return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
                 "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum())}
 

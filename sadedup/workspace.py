@@ -42,11 +42,18 @@ def digest(obj: Any) -> str:
 
 
 def save_npy(path: Path, arr: np.ndarray) -> None:
-    """np.save under a temporary name, renamed into place when complete."""
+    """What np.save writes, under a temporary name, renamed into place when complete.
+
+    The data goes through Python's file write, not numpy's tofile: tofile reports a full
+    disk without an error number ("... requested and ... written"), so it could not be told
+    from any other failure; a Python write raises ENOSPC or EFBIG."""
+    arr = np.ascontiguousarray(arr)
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as f:
-            np.save(f, arr)
+            np.lib.format.write_array_header_1_0(f, np.lib.format.header_data_from_array_1_0(arr))
+            if arr.size:
+                f.write(memoryview(arr.reshape(-1)).cast("B"))
     except OSError as e:  # a full disk: say which file
         raise note_path(e, tmp)
     os.replace(tmp, path)

@@ -737,6 +737,25 @@ def test_full_filesystem_then_rerun_resumes(full_disk_corpus, small_filesystem, 
     assert _dump(work) == ref_dump
 
 
+def test_full_filesystem_under_numpy_save(small_filesystem):
+    """np.save writes with fwrite and reports a full disk without an error number ("Not
+    enough free space to write ..."): it is still the one-line disk-full error, naming the
+    file."""
+    import numpy as np
+
+    from sadedup.errors import WriteError, environment_error
+    from sadedup.workspace import save_npy
+
+    disk, mount, _ = small_filesystem
+    mount("64k")
+    with pytest.raises(OSError) as info:
+        save_npy(disk / "big.npy", np.zeros(1 << 20, np.uint8))
+    err = environment_error(info.value)
+    assert isinstance(err, WriteError)
+    assert str(err) == (f"no space left on the device while writing {disk}/big.npy.tmp: free space and rerun the "
+                        f"same command to resume")
+
+
 # ---- configuration: refused before any work, with the key named
 
 def _refused(cli, tmp_path, args, message, workflow=None):

@@ -297,6 +297,8 @@ def test_export_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
             assert detail["pieces"] > 4
             got = (tmp_path / name).read_bytes()
             assert (gzip.decompress(got) if name.endswith(".gz") else got) == (tmp_path / "one.jsonl").read_bytes()
-            assert not (tmp_path / f"{name}.parts").exists() and not (w / "export.partial").exists()
+            assert not (tmp_path / f".{name}.sadedup-parts").exists() and not (w / "export.partial").exists()
+            assert sorted(p.name for p in tmp_path.iterdir() if "pieces" in p.name) == sorted(
+                n for n in ("pieces.jsonl", "pieces.jsonl.gz") if (tmp_path / n).exists())
     finally:
         executor.close()

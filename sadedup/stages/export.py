@@ -206,7 +206,7 @@ class Export(Stage):
         check_output(out, [d["path"] for d in recorded])
         schema_from = str(inputs[0].path) if inputs and all(f.format == "parquet" for f in inputs) else None
         decisions = ws.root / "export.partial"
-        parts_dir = out.with_name(out.name + ".parts")
+        parts_dir = out.with_name(f".{out.name}.sadedup-parts")  # a name no one else would pick: it is emptied
         for folder in (decisions, parts_dir):
             shutil.rmtree(folder, ignore_errors=True)
         decisions.mkdir()

@@ -233,12 +233,22 @@ class InlineAsTwo:
         pass
 
 
+def piece_executor(pool: str, monkeypatch, module, constant: str):
+    """A pool of two processes, or InlineAsTwo with `module.constant` (rows per chunk or
+    block) set to a few, so that the pieces' rows go back and forth in several chunks."""
+    from sadedup.executor import LocalExecutor
+
+    if pool == "processes":
+        return LocalExecutor(2)
+    monkeypatch.setattr(module, constant, 3)
+    return InlineAsTwo()
+
+
 @pytest.mark.parametrize("pool", ["processes", "inline, small chunks"])
 def test_ingest_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
     """Uncompressed JSONL is read in pieces: the documents, their rows, the rows set aside
     and texts.bin are those of reading it in one piece, on worker processes, and inline with
     pieces finishing in reverse and rows passed back a few at a time."""
-    from sadedup.executor import LocalExecutor
     from sadedup.stages import ingest
     from sadedup.stages.base import Context
     from sadedup.stages.ingest import Ingest
@@ -255,11 +265,7 @@ def test_ingest_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
 
     one = state()
     assert one[1] and len(one[0]) == 80
-    if pool == "processes":
-        executor = LocalExecutor(2)
-    else:
-        executor = InlineAsTwo()
-        monkeypatch.setattr(ingest, "ROWS_PER_CHUNK", 3)
+    executor = piece_executor(pool, monkeypatch, ingest, "ROWS_PER_CHUNK")
     try:
         detail = Ingest(piece_bytes=3000).run(Context(Workspace(w), executor, force=True))
     finally:
@@ -273,7 +279,6 @@ def test_export_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
     """Uncompressed JSONL is exported in pieces and joined: the bytes are those of one piece,
     with bad rows, blank lines, CRLF ends and a second file in the way; on worker processes,
     and inline with the decisions read back a few rows at a time."""
-    from sadedup.executor import LocalExecutor
     from sadedup.stages import export
     from sadedup.stages.base import Context
     from sadedup.stages.export import Export
@@ -286,11 +291,7 @@ def test_export_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
     assert db_rows(w, "SELECT count(*) FROM input_errors")[0][0] > 0
     assert db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0
     ws = Workspace(w)
-    if pool == "processes":
-        executor = LocalExecutor(2)
-    else:
-        executor = InlineAsTwo()
-        monkeypatch.setattr(export, "ROWS_BLOCK", 2)
+    executor = piece_executor(pool, monkeypatch, export, "ROWS_BLOCK")
     try:
         for name in ("pieces.jsonl", "pieces.jsonl.gz"):
             detail = Export(tmp_path / name, piece_bytes=3000).run(Context(ws, executor, force=True))

@@ -3,6 +3,25 @@
 /* prefetch distance, in entries of gid */
 #define PF 32
 
+/* Both passes look up per-group state by the id of each window, at random in arrays far
+ * larger than the cache: the ids are known PF entries ahead, so the lookups are prefetched.
+ * `b` may be NULL. */
+static inline void prefetch_groups(const void *gid, int gid64, int64_t q, int64_t m, const int64_t *a,
+                                   const int64_t *b) {
+    if (q + PF >= m) return;
+    const int64_t f = idx_at(gid, q + PF, gid64);
+    if (f < 0) return;
+    __builtin_prefetch(&a[f], 1);
+    if (b) __builtin_prefetch(&b[f], 1);
+}
+
+/* Shard position of entry q over the runs (rstart, roff); *r is the run of the entry before,
+ * as q only grows. */
+static inline int64_t run_position(const int64_t *rstart, const int64_t *roff, int64_t q, int64_t *r) {
+    while (q >= roff[*r + 1]) (*r)++;
+    return rstart[*r] + (q - roff[*r]);
+}
+
 /* Span builder: duplicate windows arrive in increasing position; windows that overlap or
  * touch the open span extend it (the removed tokens are the union, in maximal runs). */
 typedef struct {
@@ -64,18 +83,10 @@ static int64_t select_pass(const void *gid, int gid64, int64_t m, const int64_t 
     s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
     int64_t d = 0, nset = 0, r = 0;
     for (int64_t q = 0; q < m; q++) {
-        /* src (and second) are indexed by group id: random, and far larger than the cache */
-        if (q + PF < m) {
-            const int64_t f = idx_at(gid, q + PF, gid64);
-            if (f >= 0) {
-                __builtin_prefetch(&src[f], 1);
-                if (second) __builtin_prefetch(&second[f]);
-            }
-        }
+        prefetch_groups(gid, gid64, q, m, src, second);
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
-        while (q >= roff[r + 1]) r++;
-        const int64_t p = rstart[r] + (q - roff[r]);
+        const int64_t p = run_position(rstart, roff, q, &r);
         while (p >= doc_start[d + 1]) finish_doc(&s, d++, doc_start, drop_fraction, src, scratch, &nset, removed, dropped);
         const int64_t a = doc_start[d];
         if (second) {
@@ -105,17 +116,10 @@ void sd_first_two(const void *gid, int gid64, int64_t m, const int64_t *rstart, 
                   int64_t *first, int64_t *second) {
     int64_t r = 0;
     for (int64_t q = 0; q < m; q++) {
-        if (q + PF < m) {
-            const int64_t f = idx_at(gid, q + PF, gid64);
-            if (f >= 0) {
-                __builtin_prefetch(&first[f], 1);
-                __builtin_prefetch(&second[f], 1);
-            }
-        }
+        prefetch_groups(gid, gid64, q, m, first, second);
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
-        while (q >= roff[r + 1]) r++;
-        const int64_t p = base + rstart[r] + (q - roff[r]);
+        const int64_t p = base + run_position(rstart, roff, q, &r);
         if (first[g] < 0) first[g] = p;
         else if (second[g] < 0) second[g] = p;
     }

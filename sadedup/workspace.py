@@ -41,22 +41,32 @@ def digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
 
 
+@contextmanager
+def replaced(path: Path, suffix: str = ".tmp") -> Iterator[BinaryIO]:
+    """A file to write `path` through: opened under a temporary name beside it and renamed
+    over it when the block ends, so `path` is never seen half written. On a failure the
+    temporary file goes, and a write error names it (a full disk: say which file)."""
+    tmp = path.with_name(path.name + suffix)
+    try:
+        with open(tmp, "wb") as f:
+            yield f
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        raise note_path(e, tmp) if isinstance(e, OSError) else e
+    os.replace(tmp, path)
+
+
 def save_npy(path: Path, arr: np.ndarray) -> None:
-    """What np.save writes, under a temporary name, renamed into place when complete.
+    """What np.save writes, through `replaced`.
 
     The data goes through Python's file write, not numpy's tofile: tofile reports a full
     disk without an error number ("... requested and ... written"), so it could not be told
     from any other failure; a Python write raises ENOSPC or EFBIG."""
     arr = np.ascontiguousarray(arr)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.lib.format.write_array_header_1_0(f, np.lib.format.header_data_from_array_1_0(arr))
-            if arr.size:
-                f.write(memoryview(arr.reshape(-1)).cast("B"))
-    except OSError as e:  # a full disk: say which file
-        raise note_path(e, tmp)
-    os.replace(tmp, path)
+    with replaced(path) as f:
+        np.lib.format.write_array_header_1_0(f, np.lib.format.header_data_from_array_1_0(arr))
+        if arr.size:
+            f.write(memoryview(arr.reshape(-1)).cast("B"))
 
 
 def writable_npy(path: Path, dtype, shape) -> np.ndarray:
@@ -118,15 +128,10 @@ def append_file(dst: BinaryIO, path: Path, start: int = 0, count: int | None = N
 
 def save_npy_bytes(path: Path, src: Path, start: int, count: int) -> None:
     """The .npy np.save would write for `count` uint8 bytes of the file `src` from `start`,
-    copied in the kernel; under a temporary name, renamed into place when complete."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": (count,)})
-            append_file(f, src, start, count)
-    except OSError as e:
-        raise note_path(e, tmp)
-    os.replace(tmp, path)
+    copied in the kernel, through `replaced`."""
+    with replaced(path) as f:
+        np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": (count,)})
+        append_file(f, src, start, count)
 
 
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
@@ -196,12 +201,8 @@ class Workspace:
         return json.loads(self.state_path.read_text())
 
     def write_state(self, state: dict) -> None:
-        tmp = self.state_path.with_name(STATE + ".tmp")
-        try:
-            tmp.write_text(json.dumps(state, indent=2, sort_keys=True))
-        except OSError as e:
-            raise note_path(e, tmp)
-        os.replace(tmp, self.state_path)
+        with replaced(self.state_path) as f:
+            f.write(json.dumps(state, indent=2, sort_keys=True).encode())
 
     def configure(self, workflow: Workflow, inputs: list[InputFile] | None, output: str | None,
                   restart: bool = False, unsupported: list[tuple[str, str]] | None = None) -> None:

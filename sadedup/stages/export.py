@@ -13,7 +13,6 @@ task writes its piece to a part file next to the output, and the parts are joine
 """
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import time
@@ -27,10 +26,10 @@ import pyarrow.parquet as pq
 
 from .. import faults
 from ..db import DB_NAME
-from ..errors import SadedupError, note_path
+from ..errors import SadedupError
 from ..progress import bar, say
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, read_records
-from ..workspace import append_file, describe_input, npy_in_place
+from ..workspace import append_file, describe_input, npy_in_place, replaced
 from ..writers import check_output, open_writer
 from .base import Context, Stage, chain
 from .docs import document_stages_key
@@ -155,17 +154,10 @@ def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.
 
 
 def _join(parts: list[Path], out: Path) -> None:
-    """The part files, one after another, into `out` (under a temporary name, renamed when
-    complete)."""
-    tmp = out.with_name(out.name + ".partial")
-    try:
-        with open(tmp, "wb") as w:
-            for p in parts:
-                append_file(w, p)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise note_path(e, tmp)
-    os.replace(tmp, out)
+    """The part files, one after another, into `out`."""
+    with replaced(out, ".partial") as w:
+        for p in parts:
+            append_file(w, p)
 
 
 class Export(Stage):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from .. import faults
-from ..db import DB_NAME
+from ..db import DB_NAME, column_rows
 from ..errors import SadedupError
 from ..progress import bar, say
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, read_records
@@ -47,14 +46,7 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-ROWS_BLOCK = 1 << 16
-
-
-def _rows(arrays: list[np.ndarray], a: int, b: int) -> Iterator[tuple]:
-    """Rows a..b of equal-length columns (memory-mapped), as tuples of Python ints, a block
-    at a time: a piece may hold tens of millions of documents."""
-    for i in range(a, b, ROWS_BLOCK):
-        yield from zip(*(col[i:min(i + ROWS_BLOCK, b)].tolist() for col in arrays))
+ROWS_BLOCK = 1 << 16  # decisions are read this many rows at a time: a piece may hold millions
 
 
 def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str, id_field: str,
@@ -70,10 +62,10 @@ def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str,
     try:
         for path, fmt, compression, lines, a, b in pieces:
             inp = InputFile(Path(path), fmt, compression)
-            docs = _rows([d["doc_id"], d["doc_row"], d["doc_kept"]], a, b)
+            docs = column_rows([d[k][a:b] for k in ("doc_id", "doc_row", "doc_kept")], ROWS_BLOCK)
             s0 = int(np.searchsorted(d["span_doc"], d["doc_id"][a])) if b > a else 0
             s1 = int(np.searchsorted(d["span_doc"], d["doc_id"][b - 1], side="right")) if b > a else 0
-            spans = _rows([d["span_doc"], d["span_start"], d["span_end"]], s0, s1)
+            spans = column_rows([d[k][s0:s1] for k in ("span_doc", "span_start", "span_end")], ROWS_BLOCK)
             doc_id, row, keep = next(docs, end)
             span = next(spans, end)
             for rec in read_records(inp, text_field, id_field, piece=lines):

@@ -126,7 +126,7 @@ class Tokenize(Stage):
             if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in SHARD_FILES]):
                 ids = doc_ids[d["first"]:d["end"]]
                 tokens, counts = next(self._batches(tok, store, ids, 0, batch_bytes=None))[1:]
-                self._write(ctx, key, folder, k, [tokens], counts.tolist(), doc_ids, d["first"], tok)
+                self._write(ctx, key, folder, k, [tokens], counts.tolist(), doc_ids, d["first"], tok, store)
                 rebuilt += 1
             names.append(sdir.name)
             token_counts.append(d["tokens"])
@@ -149,7 +149,7 @@ class Tokenize(Stage):
                 for c in counts.tolist():
                     if acc and acc + c > size:
                         names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts,
-                                                 doc_ids, shard_first, tok))
+                                                 doc_ids, shard_first, tok, store))
                         token_counts.append(acc)
                         shard_first += len(shard_counts)
                         shard_tokens_acc, shard_counts, acc = [], [], 0
@@ -160,7 +160,7 @@ class Tokenize(Stage):
                     at += c
             if shard_counts or not names:
                 names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts, doc_ids,
-                                         shard_first, tok))
+                                         shard_first, tok, store))
                 token_counts.append(acc)
         plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
                 "tokenizer": tok.spec}
@@ -229,7 +229,7 @@ class Tokenize(Stage):
                     ahead = pool.submit(encode, *bounds[n + 1])
                 yield i, tokens, counts
 
-    def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok) -> str:
+    def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok, store: TextStore) -> str:
         """One shard's files from its tokens (`parts`), or, for bytes, from the store."""
         sdir = folder / f"shard_{k:05d}"
         sdir.mkdir(exist_ok=True)
@@ -238,7 +238,6 @@ class Tokenize(Stage):
         save_npy(sdir / "docs.npy", ids)
         save_npy(sdir / "offsets.npy", offsets)
         if isinstance(tok, ByteTokenizer):
-            store = TextStore(ctx.ws.root)
             if len(ids) and np.all(np.diff(ids) == 1):  # one run of texts.bin: copied in the kernel
                 save_npy_bytes(sdir / "tokens.npy", store.path, int(store.offsets[ids[0]]), int(offsets[-1]))
             else:

@@ -107,6 +107,19 @@ class LocalExecutor:
             self._pool = None
 
 
+def imap_reading(executor: Executor, fn: Callable[..., Any], tasks: Sequence[tuple], sizes: Sequence[int],
+                 advance: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
+    """executor.imap for tasks that read input files (`sizes` bytes each), with progress: a
+    lone task runs here and reports every block it reads (fn takes `on_read`), so a single
+    large compressed file moves the bar as it goes; otherwise each task counts when it ends."""
+    if len(tasks) == 1:
+        yield 0, fn(*tasks[0], on_read=advance)
+        return
+    for i, result in executor.imap(fn, tasks):
+        advance(sizes[i])
+        yield i, result
+
+
 def make_executor(kind: str, workers: int) -> Executor:
     if kind == "local":
         return LocalExecutor(workers)

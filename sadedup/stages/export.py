@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from .. import faults
 from ..db import DB_NAME, column_rows
 from ..errors import SadedupError
+from ..executor import imap_reading
 from ..progress import bar, say
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, read_records
 from ..workspace import append_file, describe_input, npy_in_place, replaced
@@ -50,7 +51,7 @@ ROWS_BLOCK = 1 << 16  # decisions are read this many rows at a time: a piece may
 
 
 def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str, id_field: str,
-                schema_from: str | None) -> dict[str, int]:
+                schema_from: str | None, on_read=lambda n: None) -> dict[str, int]:
     """Task: the kept documents of `pieces`, in order and cut, written to `part`. A piece is
     (path, format, compression, lines or None, first doc index, end doc index): `lines` is
     (start, end, rows before start) of an uncompressed JSONL file."""
@@ -68,7 +69,7 @@ def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str,
             spans = column_rows([d[k][s0:s1] for k in ("span_doc", "span_start", "span_end")], ROWS_BLOCK)
             doc_id, row, keep = next(docs, end)
             span = next(spans, end)
-            for rec in read_records(inp, text_field, id_field, piece=lines):
+            for rec in read_records(inp, text_field, id_field, on_read, piece=lines):
                 if rec.row != row:
                     continue  # an input_errors row
                 doc_spans = []
@@ -127,12 +128,14 @@ def _snapshot_decisions(db_path: Path, folder: Path) -> dict[str, tuple[int, int
 
 
 def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.ndarray, workers: int,
-          piece_bytes: int) -> list[tuple]:
+          piece_bytes: int) -> tuple[list[tuple], list[int]]:
     """The pieces (as export_part takes them), in output order, each with its documents:
-    those of its file past the rows before it, up to where the next piece's begin."""
+    those of its file past the rows before it, up to where the next piece's begin; and
+    each piece's bytes."""
     left = dict(ranges)
-    pieces = []
-    for inp, lines, _ in input_pieces(inputs, workers, piece_bytes):
+    pieces, sizes = [], []
+    for inp, lines, nbytes in input_pieces(inputs, workers, piece_bytes):
+        sizes.append(nbytes)
         a, b = ranges.get(inp.name, (0, 0))
         left.pop(inp.name, None)
         first = a if lines is None else a + int(np.searchsorted(rows[a:b], lines[2], side="right"))
@@ -142,7 +145,7 @@ def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.
     if left:
         raise SadedupError(f"documents come from {next(iter(left))}, which is not among the inputs; "
                            f"rerun with --restart")
-    return pieces
+    return pieces, sizes
 
 
 def _join(parts: list[Path], out: Path) -> None:
@@ -196,19 +199,19 @@ class Export(Stage):
         decisions.mkdir()
         try:
             ranges = _snapshot_decisions(ws.root / DB_NAME, decisions)
-            pieces = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"), ctx.executor.workers,
-                           self.piece_bytes)
+            pieces, sizes = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"),
+                                  ctx.executor.workers, self.piece_bytes)
             if out.suffix == ".parquet" or len(pieces) == 1:
                 tasks = [(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field, schema_from)]
+                sizes = [sum(sizes)]
             else:
                 parts_dir.mkdir()
                 tasks = [([p], str(decisions), str(parts_dir / f"part_{i:05d}.{out.name}"), wf.input.text_field,
                           wf.input.id_field, schema_from) for i, p in enumerate(pieces)]
             kept = changed = 0
-            with bar("export", len(tasks), "pieces") as b:
-                for _, res in ctx.executor.imap(export_part, tasks):
+            with bar("export", sum(sizes), "bytes") as b:
+                for _, res in imap_reading(ctx.executor, export_part, tasks, sizes, b.advance):
                     kept, changed = kept + res["rows"], changed + res["cut"]
-                    b.advance()
             if len(tasks) > 1:
                 _join([Path(t[2]) for t in tasks], out)
         finally:

@@ -25,6 +25,7 @@ import numpy as np
 from .. import db, faults
 from ..progress import bar, say
 from ..errors import note_path
+from ..executor import imap_reading
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, json_ext_id, open_parquet, read_records
 from ..workspace import append_file, save_npy
 from .base import Context, Stage, chain
@@ -35,7 +36,7 @@ ROWS_PER_CHUNK = 50_000
 
 
 def ingest_piece(path: str, fmt: str, compression: str | None, lines: tuple[int, int, int] | None, part: str,
-                 text_field: str, id_field: str, limit: int) -> dict[str, Any]:
+                 text_field: str, id_field: str, limit: int, on_read=lambda n: None) -> dict[str, Any]:
     """Task: one piece of an input. Its documents' UTF-8 text goes to `part`, one after
     another, and what the database needs per row to `part`.rows, in pickled chunks of
     ROWS_PER_CHUNK rows (a compressed file is one piece however large): (row, ext_id,
@@ -46,7 +47,7 @@ def ingest_piece(path: str, fmt: str, compression: str | None, lines: tuple[int,
     chunks = 0
     try:
         with open(part, "wb", buffering=1 << 22) as texts, open(part + ".rows", "wb") as rows:
-            for rec in read_records(inp, text_field, id_field, piece=lines):
+            for rec in read_records(inp, text_field, id_field, on_read, piece=lines):
                 if rec.error is None:
                     data = rec.text.encode("utf-8")
                     if len(data) > limit:
@@ -125,9 +126,8 @@ class Ingest(Stage):
                     conn.execute(t.delete())
                 db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
                                [(src, None, why) for src, why in skipped])
-                for i, res in ctx.executor.imap(ingest_piece, tasks):
+                for i, res in imap_reading(ctx.executor, ingest_piece, tasks, [p[2] for p in pieces], b.advance):
                     done[i] = res
-                    b.advance(pieces[i][2])
                     while nxt in done:  # the next piece in input order
                         res, source, part = done.pop(nxt), pieces[nxt][0].name, Path(tasks[nxt][4])
                         if texts is not None:

@@ -76,7 +76,8 @@ def main() -> None:
             ctx = Context(ws, InlineExecutor())
             stage = Tokenize()
             stage.run(ctx)  # trains the model once; the timed runs below reuse it
-            tok = stage.tokenizer(ctx)
+            key = stage.key(ctx)
+            tok = stage.tokenizer(ctx, key)
             store = TextStore(work)
             ids = range(len(store.offsets) - 1)
             texts = store.texts(ids)
@@ -86,7 +87,7 @@ def main() -> None:
             lib, ours = [], []
             for _ in range(args.repeat):
                 lib.append(library_seconds(lib_tok, texts, sizes, getattr(tok, "threads", 0)))
-                shutil.rmtree(stage.folder(ctx))
+                shutil.rmtree(stage.folder(ctx, key))
                 with ws.engine.begin() as c:
                     c.exec_driver_sql("DELETE FROM stages WHERE stage = 'tokenize'")
                 t0 = time.perf_counter()

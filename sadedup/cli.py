@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -12,7 +13,7 @@ from rich.table import Table
 
 from . import inspect as insp
 from . import pipeline
-from .errors import SadedupError, environment_error
+from .errors import Interrupted, SadedupError, environment_error
 from .progress import console, set_quiet
 
 app = typer.Typer(
@@ -45,7 +46,9 @@ Workers = Annotated[Optional[int], typer.Option(help="Worker processes (default:
 Budget = Annotated[Optional[str], typer.Option(
     "--memory-budget", "-m", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
                                   "of this machine's memory). Shard sizes and buffers derive from it.")]
-Restart = Annotated[bool, typer.Option("--restart", help="Forget everything in the work folder and start over.")]
+Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sadedup wrote in the work folder and "
+                                                       "start over (other files stay; a folder sadedup did not make "
+                                                       "is refused).")]
 
 
 @app.callback()
@@ -78,18 +81,18 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
         set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None):
     """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
 
-    Work already done in the work folder is skipped, so rerunning after a crash resumes.
-    With no --input, dedups the sample corpus bundled with sadedup.
+    Work already done in the work folder is skipped, so rerunning after a crash resumes; a stage
+    whose settings or inputs changed is redone, with everything after it. On an existing work
+    folder, --input and --output default to the recorded ones. With neither --input nor
+    --workdir, dedups the sample corpus bundled with sadedup.
     """
-    if not input:
-        inputs, default_out, default_work = _sample_paths()
+    inputs: list[Path] | None = input or None
+    if not input and workdir is None:
+        inputs, default_out, workdir = _sample_paths()
         output = output or default_out
-        workdir = workdir or default_work
         console.print(f"sadedup: no --input given: running on the bundled sample corpus {inputs[0].name}")
-    else:
-        inputs = input
-    if output is None or workdir is None:
-        raise SadedupError("pass --output PATH and --workdir DIR with --input")
+    if workdir is None:
+        raise SadedupError("pass --workdir DIR with --input")
     summary = pipeline.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers), restart=restart,
                            executor=executor)
     _print_summary(workdir, summary)
@@ -115,8 +118,8 @@ def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir 
            restart: Restart = False, executor: Executor = "local", workers: Workers = None):
     """Read the inputs into the work folder: one `documents` row per valid input row, the rest in
     `input_errors` with file, row and reason. Uncompressed JSONL is read in pieces in parallel."""
-    print_detail(pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget), restart, executor,
-                                 workers))
+    print_detail(pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget, workers), restart,
+                                 executor))
 
 
 @app.command()
@@ -166,12 +169,16 @@ def export(workdir: WorkdirArg,
            set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
     """Write the kept documents in input order and format, with the removed passages cut out.
     Uncompressed JSONL inputs are cut into pieces written in parallel and joined in order."""
-    print_detail(pipeline.export(workdir, output, _sets(set, memory_budget), executor, workers))
+    print_detail(pipeline.export(workdir, output, _sets(set, memory_budget, workers), executor))
 
 
 @app.command()
-def status(workdir: WorkdirArg):
-    """What is done, what is pending or was interrupted, and what failed (with why), stage by stage."""
+def status(workdir: WorkdirArg,
+           verify: Annotated[bool, typer.Option("--verify", help="Read every artifact back and compare its "
+                                                              "checksum (slow on a large corpus).")] = False):
+    """What is done, what is pending, stale (its settings or what it read changed since it ran),
+    interrupted or failed, stage by stage, and why; artifacts are checked by size (--verify: by
+    checksum)."""
     rows = insp.status(workdir)
     t = Table(show_edge=False)
     for c in ("stage", "shard", "status", "finished", "detail"):
@@ -182,10 +189,9 @@ def status(workdir: WorkdirArg):
         t.add_row(r["stage"], "" if r["shard"] is None else str(r["shard"]), st, r["finished_at"] or "", detail)
     Console = type(console)
     Console(highlight=False, width=200).print(t)
-    done = {r["stage"] for r in rows if r["shard"] is None and r["status"] == "done"}
-    stages = insp.workflow_stages(workdir)
-    pending = [s for s in stages if s not in done]
-    print(f"pending: {', '.join(pending) if pending else 'nothing'}")
+    pending = [s for s in pipeline.status(workdir, verify) if s["state"] != "done"]
+    print("pending: " + ("; ".join(f"{s['stage']} ({s['state']}: {s['why']})" for s in pending) if pending
+                         else "nothing"))
 
 
 @app.command()
@@ -271,16 +277,37 @@ def _fail(message: str, code: int, exc: BaseException | None = None) -> None:
     sys.exit(code)
 
 
+def _on_signal(signum, frame) -> None:
+    """SIGINT and SIGTERM end the command as an exception, so every stage records where it
+    stopped and the workers go; a second signal ends the process at once."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise Interrupted(signum)
+
+
+def _interrupted(signum: int) -> None:
+    name = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
+    print(f"sadedup: interrupted ({name}); rerun the same command to resume", file=sys.stderr)
+    sys.exit(128 + signum)
+
+
 def main() -> None:
     """Exit 0 on success; on any failure a non-zero exit and one line on stderr (a traceback
-    only with --debug)."""
+    only with --debug); 130 / 143 when interrupted by SIGINT / SIGTERM."""
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
     try:
-        app(standalone_mode=False, prog_name="sadedup")
+        code = app(standalone_mode=False, prog_name="sadedup")
+        if isinstance(code, int) and code == 130:  # typer's word for a KeyboardInterrupt it caught
+            _interrupted(signal.SIGINT)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except Interrupted as e:
+        _interrupted(e.signum)
     except SadedupError as e:
         _fail(str(e), 2, e if e.__cause__ is not None else None)
     except KeyboardInterrupt:
-        print("sadedup: interrupted; rerun the same command to resume", file=sys.stderr)
-        sys.exit(130)
+        _interrupted(signal.SIGINT)
     except SystemExit:
         raise
     except Exception as e:  # click usage errors, the disk, and the unexpected

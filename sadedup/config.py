@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, get_type_hints, get_args, get_origin, Union
 
 from .errors import ConfigError
-
-STAGES = ("exact", "minhash", "substring")
+from .graph import METHODS as STAGES
 
 
 def _check(cond: bool, key: str, msg: str) -> None:

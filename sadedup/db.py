@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import (Column, Connection, Engine, Float, Index, Integer, MetaData, String, Table, Text,
-                        create_engine, event, text)
+                        create_engine, event, exc, text)
+
+from .errors import SadedupError
 
 metadata = MetaData()
 
@@ -46,11 +48,15 @@ documents = Table(
     Column("removed_tokens", Integer),
     Column("coverage", Float),
     Column("removed_chars", Integer),
+    Index("documents_ext_id", "ext_id"),
+    Index("documents_source_row", "source", "source_row"),
+    Index("documents_status_reason", "status", "reason"),
 )
 
 spans = Table(
     "spans", metadata,
     Column("span_id", Integer, primary_key=True, autoincrement=False),
+    Column("method", String, nullable=False, server_default="substring"),  # the stage that made it
     Column("doc_id", Integer, nullable=False),
     Column("tok_start", Integer, nullable=False),
     Column("tok_end", Integer, nullable=False),
@@ -62,6 +68,7 @@ spans = Table(
     Column("src_char_end", Integer),
     Index("spans_doc", "doc_id"),
     Index("spans_src", "src_doc_id"),
+    Index("spans_method", "method"),
 )
 
 clusters = Table(
@@ -87,6 +94,7 @@ stages = Table(
     Column("stage", String, primary_key=True),
     Column("shard", Integer, primary_key=True),   # -1 for a whole-stage record
     Column("status", String, nullable=False),     # pending, running, done, failed
+    Column("key", String),                        # what the result depends on: settings and upstream stamps
     Column("started_at", String),
     Column("finished_at", String),
     Column("artifact", String),                   # folder of the stage's files, relative to the work folder
@@ -106,6 +114,10 @@ input_errors = Table(
 )
 
 DB_NAME = "sadedup.db"
+# PRAGMA user_version of the schema above; older work folders are brought up to it on open
+SCHEMA_VERSION = 2
+# columns added since a version: (table, column, SQL type and default)
+_ADDED = {2: [("spans", "method", "TEXT NOT NULL DEFAULT 'substring'"), ("stages", "key", "TEXT")]}
 
 
 def now() -> str:
@@ -121,13 +133,40 @@ def _pragmas(dbapi_conn, _record) -> None:
 
 
 def open_db(workdir: Path, create: bool = True) -> Engine:
-    """The work folder's database; creates the schema when asked."""
+    """The work folder's database; creates the schema (or brings an older one up to date)
+    when asked. A file that is not a SQLite database is a one-line error."""
     path = Path(workdir) / DB_NAME
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", _pragmas)
     if create:
-        metadata.create_all(engine)
+        try:
+            _migrate(engine)
+        except exc.DatabaseError as e:
+            engine.dispose()
+            orig = getattr(e, "orig", e)
+            if isinstance(orig, sqlite3.OperationalError):  # the disk or the permissions, not the file
+                raise
+            raise SadedupError(f"{path} is not a readable sadedup database ({orig}); "
+                               f"`--restart` starts the work folder over") from None
     return engine
+
+
+def _migrate(engine: Engine) -> None:
+    with engine.begin() as c:
+        version = c.exec_driver_sql("PRAGMA user_version").scalar()
+        if version > SCHEMA_VERSION:
+            raise SadedupError(f"{engine.url.database} was written by a newer sadedup (schema {version}, this one "
+                               f"reads {SCHEMA_VERSION}); upgrade sadedup")
+        existing = {r[0] for r in c.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if existing and version < SCHEMA_VERSION:
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for table, column, decl in _ADDED.get(v, []):
+                    cols = {r[1] for r in c.exec_driver_sql(f"PRAGMA table_info({table})")}
+                    if table in existing and column not in cols:
+                        c.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+        metadata.create_all(c)
+        if version != SCHEMA_VERSION:
+            c.exec_driver_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 def open_readonly(workdir: Path) -> sqlite3.Connection:
@@ -156,9 +195,15 @@ def column_rows(columns: Sequence[np.ndarray], chunk: int = 50_000) -> Iterator[
         yield from zip(*(c[i:i + chunk].tolist() for c in columns))
 
 
-def bulk_replace(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-    """Empties `table` and fills it with `rows`, its indexes dropped meanwhile and built again
-    after: one sort per index instead of a random B-tree insert per row."""
+def bulk_replace(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence],
+                 where: str = "1", params: tuple = ()) -> int:
+    """Replaces the rows of `table` matching `where` by `rows`. When they are all of its
+    rows, its indexes are dropped meanwhile and built again after: one sort per index
+    instead of a random B-tree insert per row."""
+    others = conn.exec_driver_sql(f"SELECT 1 FROM {table.name} WHERE NOT ({where}) LIMIT 1", params).first()
+    if others is not None:
+        conn.exec_driver_sql(f"DELETE FROM {table.name} WHERE {where}", params)
+        return bulk_insert(conn, table, columns, rows)
     for index in table.indexes:
         index.drop(conn, checkfirst=True)
     conn.exec_driver_sql(f"DELETE FROM {table.name}")

@@ -76,3 +76,12 @@ def environment_error(exc: BaseException, workdir: str | Path | None = None) -> 
         if isinstance(e, OSError) and e.filename is not None and e.strerror:
             return SadedupError(f"{e.strerror}: {e.filename}")
     return None
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: the run stops where it is, resumable (not an Exception, so
+    nothing on the way out mistakes it for a failure to handle)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

@@ -1,53 +1,64 @@
-"""Executors run per-shard tasks; stages never know which one they run on.
+"""Executors run tasks; they know no stage.
 
-A task is a top-level function and picklable arguments (paths and numbers, never arrays),
-so the same stage can run inline, on a local process pool, or on a distributed cluster.
+A task is a small picklable callable (a frozen dataclass of paths and numbers, never arrays)
+that returns a dict, so the same stage runs inline, on a local process pool, or on a
+cluster. Executors are registered by name in EXECUTORS; `--executor NAME` picks one.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Protocol
+
+Task = Callable[[], Any]
 
 
 class Executor(Protocol):
     workers: int
 
-    def imap(self, fn: Callable[..., Any], tasks: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
-        """Runs fn(*task) for every task; yields (task index, result) as each finishes."""
+    def imap(self, tasks: Sequence[Task]) -> Iterator[tuple[int, Any]]:
+        """Runs every task; yields (task index, result) as each finishes."""
         ...
 
-    def warm(self) -> None:
-        """Gets workers ready ahead of the first task, without blocking (may do nothing)."""
+    def warm(self, modules: Sequence[str] = ()) -> None:
+        """Gets workers ready ahead of the first task (importing `modules`), without blocking."""
         ...
 
-    def close(self) -> None:
-        """Releases workers; the executor may not be used afterwards."""
+    def close(self, abort: bool = False) -> None:
+        """Releases workers (at once, work in flight dropped, with `abort`)."""
         ...
 
 
 class InlineExecutor:
+    """Every task in this process, one after another (debugging, tests, tiny inputs)."""
     workers = 1
 
-    def imap(self, fn, tasks):
-        for i, args in enumerate(tasks):
-            yield i, fn(*args)
-
-    def warm(self) -> None:
+    def __init__(self, workers: int = 1) -> None:
         pass
 
-    def close(self) -> None:
+    def imap(self, tasks):
+        for i, task in enumerate(tasks):
+            yield i, task()
+
+    def warm(self, modules=()) -> None:
+        pass
+
+    def close(self, abort: bool = False) -> None:
         pass
 
 
-def _die_with_parent(parent: int) -> None:
-    """Pool workers are SIGKILLed when the driver dies, however it dies (Linux prctl);
-    orphans would otherwise hold the terminal and burn CPU for a run nobody waits for."""
+def _worker_init(parent: int) -> None:
+    """Pool workers are SIGKILLed when the driver dies, however it dies (Linux prctl): orphans
+    would otherwise hold the terminal and burn CPU for a run nobody waits for. A Ctrl-C from
+    the terminal reaches the whole process group: the driver alone answers it, so workers
+    ignore SIGINT instead of each printing a traceback."""
     import ctypes
-    import os
-    import signal
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
@@ -56,9 +67,11 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _import_stages() -> None:
-    import sadedup.stages.build  # noqa: F401  (numpy, pydivsufsort, the native core)
-    import sadedup.stages.repeats  # noqa: F401
+def _import(modules: Sequence[str]) -> None:
+    import importlib
+
+    for m in modules:
+        importlib.import_module(m)
 
 
 class LocalExecutor:
@@ -71,59 +84,81 @@ class LocalExecutor:
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            import os
-
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
-                                             initializer=_die_with_parent, initargs=(os.getpid(),))
+                                             initializer=_worker_init, initargs=(os.getpid(),))
         return self._pool
 
-    def imap(self, fn, tasks):
+    def _submit(self, fn, *args):
+        """pool.submit with SIGINT ignored meanwhile: a worker it starts inherits that (Python
+        keeps a SIGINT ignored at start-up ignored), so a Ctrl-C during the worker's start-up,
+        before its initializer runs, cannot print a traceback from it."""
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() \
+            else None
+        try:
+            return self._get_pool().submit(fn, *args)
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGINT, old)
+
+    def imap(self, tasks):
         if self.workers == 1 or len(tasks) <= 1:
-            yield from InlineExecutor().imap(fn, tasks)
+            yield from InlineExecutor().imap(tasks)
             return
-        pool = self._get_pool()
-        pending = {pool.submit(fn, *args): i for i, args in enumerate(tasks)}
+        pending = {self._submit(task): i for i, task in enumerate(tasks)}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
                     yield i, fut.result()
-        finally:
+        except (Exception, GeneratorExit):
+            # the rest is not wanted; an interrupt instead kills the pool (close(abort=True)),
+            # and the pool cannot mark futures failed that were cancelled
             for fut in pending:
                 fut.cancel()
+            raise
 
-    def warm(self) -> None:
-        """Starts the workers now, without waiting for them: they boot and import the stages
+    def warm(self, modules=()) -> None:
+        """Starts the workers now, without waiting for them: they boot and import `modules`
         on the other cores while the driver ingests."""
         if self.workers > 1:
-            pool = self._get_pool()
             for _ in range(self.workers):
-                pool.submit(_import_stages)
+                self._submit(_import, tuple(modules))
 
-    def close(self) -> None:
-        if self._pool is not None:
+    def close(self, abort: bool = False) -> None:
+        if self._pool is None:
+            return
+        if abort:  # an interrupted run: the workers' tasks are dropped, not awaited
+            for p in list(getattr(self._pool, "_processes", {}).values()):
+                try:
+                    p.kill()
+                except Exception:
+                    pass
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        else:
             self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        self._pool = None
 
 
-def imap_reading(executor: Executor, fn: Callable[..., Any], tasks: Sequence[tuple], sizes: Sequence[int],
+def imap_reading(executor: Executor, tasks: Sequence[Callable[..., Any]], sizes: Sequence[int],
                  advance: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
     """executor.imap for tasks that read input files (`sizes` bytes each), with progress: a
-    lone task runs here and reports every block it reads (fn takes `on_read`), so a single
+    lone task runs here and reports every block it reads (tasks take `on_read`), so a single
     large compressed file moves the bar as it goes; otherwise each task counts when it ends."""
     if len(tasks) == 1:
-        yield 0, fn(*tasks[0], on_read=advance)
+        yield 0, tasks[0](on_read=advance)
         return
-    for i, result in executor.imap(fn, tasks):
+    for i, result in executor.imap(tasks):
         advance(sizes[i])
         yield i, result
 
 
+EXECUTORS: dict[str, type] = {"local": LocalExecutor, "inline": InlineExecutor}
+
+
 def make_executor(kind: str, workers: int) -> Executor:
-    if kind == "local":
-        return LocalExecutor(workers)
-    if kind == "inline":
-        return InlineExecutor()
-    from .errors import SadedupError
-    raise SadedupError(f"unknown executor {kind!r} (choose local or inline)")
+    if kind not in EXECUTORS:
+        from .errors import SadedupError
+
+        raise SadedupError(f"unknown executor {kind!r} (choose {' or '.join(EXECUTORS)})")
+    return EXECUTORS[kind](workers)

@@ -31,19 +31,10 @@ def status(workdir: str | Path) -> list[dict[str, Any]]:
     for stage, shard, st, started, finished, error, detail in rows:
         d = json.loads(detail or "{}")
         d.pop("key", None)
+        d.pop("stamps", None)
         out.append({"stage": stage, "shard": None if shard < 0 else shard, "status": st, "started_at": started,
                     "finished_at": finished, "error": error, "detail": d})
     return out
-
-
-def workflow_stages(workdir: str | Path) -> list[str]:
-    """Every stage command the work folder's workflow runs, in order."""
-    state = json.loads((Path(workdir) / "state.json").read_text()) if (Path(workdir) / "state.json").exists() else {}
-    listed = (state.get("workflow") or {}).get("stages", [])
-    out = ["ingest", *[s for s in ("exact", "minhash") if s in listed]]
-    if "substring" in listed:
-        out += ["tokenize", "build", "repeats", "remove"]
-    return out + ["export"]
 
 
 def sql(workdir: str | Path, query: str) -> tuple[list[str], list[tuple]]:
@@ -85,11 +76,12 @@ def explain(workdir: str | Path, doc: str) -> dict[str, Any]:
     con.row_factory = sqlite3.Row
     try:
         row = None
-        if doc.lstrip("-").isdigit():
-            row = con.execute("SELECT * FROM documents WHERE doc_id = ?", (int(doc),)).fetchone()
-        if row is None:
-            found = con.execute("SELECT * FROM documents WHERE ext_id = ? OR CAST(ext_id AS TEXT) = ? "
-                                "ORDER BY doc_id LIMIT 2", (doc, doc)).fetchall()
+        number = int(doc) if doc.lstrip("-").isdigit() and -(1 << 63) <= int(doc) < (1 << 63) else None
+        if number is not None:
+            row = con.execute("SELECT * FROM documents WHERE doc_id = ?", (number,)).fetchone()
+        if row is None:  # by the id field, as text or as a number (both through documents_ext_id)
+            found = con.execute("SELECT * FROM documents WHERE ext_id = ? UNION SELECT * FROM documents "
+                                "WHERE ext_id = ? ORDER BY doc_id LIMIT 2", (doc, number)).fetchall()
             if len(found) > 1:
                 raise SadedupError(f"id {doc!r} names several documents; give a doc_id")
             row = found[0] if found else None

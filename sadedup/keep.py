@@ -10,10 +10,7 @@ Keep rules (``exact.keep``, ``minhash.keep``): the document of a group that surv
 
 ties going to the earliest in input order.
 
-Each stage takes back its own earlier decisions when it runs (documents it dropped, its
-clusters), so reruns are idempotent; cluster ids stay unique across methods (a stage numbers
-its clusters after the largest id in the table). A finished stage is skipped only while its
-key matches and its records are still in the database (a fresh ingest wipes them).
+Each stage's decisions are written (and taken back) by sadedup.provenance.
 """
 from __future__ import annotations
 
@@ -21,23 +18,23 @@ import math
 import sqlite3
 
 import numpy as np
-from sqlalchemy import Connection
+import xxhash
 
-from . import db
+from . import db, graph
 from .errors import SadedupError
 from .readers import expand_inputs, read_records
 from .workspace import Workspace
 
-# which stage writes which reason, and the cluster method it records
-STAGE_REASON = {"exact": "exact_duplicate", "minhash": "near_duplicate"}
-LATER_REASONS = {"exact": ("exact_duplicate", "near_duplicate", "substring_coverage"),
-                 "minhash": ("near_duplicate", "substring_coverage")}
+def later_reasons(stage: str) -> tuple[str, ...]:
+    """The reasons written by `stage` and the stages after it."""
+    names = [n.name for n in graph.NODES]
+    return tuple(n.reason for n in graph.NODES[names.index(stage):] if n.reason)
 
 
 def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarray]:
     """(doc_ids, n_chars) of the documents `stage` decides on: those no earlier stage dropped
     (kept ones, and ones dropped by this stage or a later one, which rerun after it)."""
-    reasons = LATER_REASONS[stage]
+    reasons = later_reasons(stage)
     marks = ", ".join("?" * len(reasons))
     con = sqlite3.connect(ws.root / db.DB_NAME)
     try:
@@ -109,39 +106,12 @@ def rule_values(ws: Workspace, rule: str, say=None) -> np.ndarray | None:
     return values
 
 
-def records_intact(ws: Workspace, method: str, detail: dict) -> bool:
-    """A finished stage's decisions are still in the database (a later ingest wipes them)."""
-    con = sqlite3.connect(ws.root / db.DB_NAME)
-    try:
-        clusters = con.execute("SELECT count(*) FROM clusters WHERE method = ?", (method,)).fetchone()[0]
-        dropped = con.execute("SELECT count(*) FROM documents WHERE reason = ?", (STAGE_REASON[method],)).fetchone()[0]
-    finally:
-        con.close()
-    return clusters == detail.get("clusters", detail.get("groups")) and dropped == detail.get("dropped")
-
-
-def record_clusters(conn: Connection, method: str, listed: tuple[str, ...], keep_rule: str,
-                    kept: np.ndarray, member: np.ndarray, cluster: np.ndarray,
-                    similarity: np.ndarray | None) -> dict[str, int]:
-    """Replaces `method`'s decisions by these clusters (doc ids; members include the kept one).
-
-    Also forgets the clusters of a document stage the workflow no longer lists (its drops were
-    already taken back). Returns counts for the stage record."""
-    reason = STAGE_REASON[method]
-    gone = tuple(m for m in STAGE_REASON if m not in listed and m != method)
-    for m in (method, *gone):
-        conn.exec_driver_sql("DELETE FROM cluster_members WHERE cluster_id IN "
-                             "(SELECT cluster_id FROM clusters WHERE method = ?)", (m,))
-        conn.exec_driver_sql("DELETE FROM clusters WHERE method = ?", (m,))
-    conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = ?", (reason,))
-    base = conn.exec_driver_sql("SELECT coalesce(max(cluster_id), -1) + 1 FROM clusters").scalar()
-    sizes = np.bincount(cluster, minlength=len(kept)) if len(kept) else np.zeros(0, np.int64)
-    ids = base + np.arange(len(kept))
-    db.bulk_insert(conn, db.clusters, ["cluster_id", "method", "size", "kept_doc_id", "keep_rule"],
-                   zip(ids.tolist(), [method] * len(kept), sizes.tolist(), kept.tolist(), [keep_rule] * len(kept)))
-    sims = [None] * len(member) if similarity is None else similarity.tolist()
-    db.bulk_insert(conn, db.cluster_members, ["cluster_id", "doc_id", "similarity"],
-                   zip(ids[cluster].tolist(), member.tolist(), sims))
-    dropped = member[member != kept[cluster]] if len(member) else member
-    db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", reason) for d in dropped.tolist()))
-    return {"clusters": int(len(kept)), "dropped": int(len(dropped))}
+def decisions_digest(*arrays: np.ndarray) -> str:
+    """The checksum of what a stage decided: later stages' keys carry it, so they are redone
+    exactly when these decisions change."""
+    h = xxhash.xxh3_64()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()

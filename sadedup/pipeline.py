@@ -1,37 +1,32 @@
-"""The Python API: every CLI command is one of these functions, with the same options."""
+"""The Python API: every CLI command is one of these functions, with the same options.
+
+Which stages exist, their order and what each reads come from sadedup.graph; this module
+opens the work folder, brings stages current in that order and refuses to run a stage, or
+to export, on top of work that is not current.
+"""
 from __future__ import annotations
 
 import functools
 import inspect
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import __version__, db
-
+from . import __version__, graph
 from .config import Workflow, apply_overrides, load_workflow
-from .errors import SadedupError, environment_error
+from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
-from .stages.base import Context
-from .stages.build import Build
-from .stages.candidates import Candidates
-from .stages.docs import REASONS
-from .stages.exact import Exact
-from .stages.export import Export
-from .stages.minhash import MinHash
-from .stages.ingest import Ingest
-from .stages.remove import Remove
-from .stages.repeats import Repeats
+from .stages.base import Context, Stage
 from .stages.sizing import MIN_SPLIT_TOKENS, shard_tokens
-from .stages.tokenize import Tokenize
 from .tokenizers import check_spec
 from .workspace import Workspace
 from .writers import check_output
 
-DOCUMENT_STAGES = {"exact": Exact, "minhash": MinHash}
-SUBSTRING_STAGES = (Tokenize, Candidates, Build, Repeats, Remove)
+# modules the workers import while the driver ingests (numpy, pydivsufsort, the native core)
+PRELOAD = ("sadedup.stages.build", "sadedup.stages.repeats")
 
 
 def _plain_errors(fn):
@@ -57,33 +52,10 @@ def _plain_errors(fn):
     return wrapper
 
 
-def _context(ws: Workspace, executor: str, workers: int | None) -> Context:
-    wf = ws.workflow
-    return Context(ws, make_executor(executor, workers or wf.run.n_workers))
-
-
-def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None, inputs, output,
-          restart: bool) -> Workspace:
-    wf = load_workflow(workflow, overrides)
-    shard_tokens(wf)  # a shard size over the budget is refused before any work
-    check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
-    files = unsupported = None
-    if inputs:
-        files, unsupported = expand_inputs(list(inputs))
-    if output is not None and Path(output).resolve().is_relative_to(Path(workdir).resolve()):
-        raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
-    if output is not None:
-        check_output(output, list(inputs or []))
-    ws = Workspace(workdir, create=True)
-    ws.lock()
-    try:
-        if files is None and ws.read_state() is None:
-            raise SadedupError("no input given: pass --input PATH (a file or a folder)")
-        ws.configure(wf, files, output, restart=restart, unsupported=unsupported)
-    except BaseException:
-        ws.unlock()
-        raise
-    return ws
+def _with_workers(overrides: list[str] | None, workers: int | None) -> list[str]:
+    """`workers` is run.workers: the one route, so the count the shards were planned for is
+    the count recorded."""
+    return [*(overrides or []), *([f"run.workers={workers}"] if workers is not None else [])]
 
 
 def _resolved(wf: Workflow) -> dict[str, Any]:
@@ -94,91 +66,185 @@ def _resolved(wf: Workflow) -> dict[str, Any]:
     return d
 
 
-@contextmanager
-def _recorded(ws: Workspace, command: str):
-    """A `runs` row for every command that changes the work folder; the lock for its duration."""
-    with ws.engine.begin() as c:
-        run_id = c.execute(db.runs.insert().values(
-            command=command, started_at=db.now(), status="running", version=__version__,
-            config=json.dumps(_resolved(ws.workflow), sort_keys=True), inputs=json.dumps((ws.read_state() or {}).get("inputs")))).inserted_primary_key[0]
-    status, error = "failed", None
+def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None, inputs, output,
+          restart: bool) -> Workspace:
+    """The work folder, locked and configured for this command. Everything that can be
+    checked without the folder is checked before it is touched."""
+    wf = load_workflow(workflow, overrides)
+    shard_tokens(wf)  # a shard size over the budget is refused before any work
+    check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
+    files = unsupported = None
+    root = Path(workdir).resolve()
+    if inputs:
+        files, unsupported = expand_inputs(list(inputs))
+        for p in map(Path, inputs):
+            if p.is_dir() and root.is_relative_to(p.resolve()):
+                raise SadedupError(f"work folder {workdir} is inside the input folder {p}; put it elsewhere "
+                                   f"(its own files would become inputs)")
+            if p.resolve().is_relative_to(root):
+                raise SadedupError(f"input {p} is inside the work folder {workdir}; put the work folder elsewhere")
+    if output is not None and Path(output).resolve().is_relative_to(root):
+        raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
+    if output is not None:
+        check_output(output, list(inputs or []))
+    ws = Workspace(workdir, create=True)
+    ws.lock()
     try:
-        yield
-        status = "done"
-    except BaseException as e:
-        error = f"{type(e).__name__}: {e}"
-        raise
-    finally:
-        with ws.engine.begin() as c:
-            c.execute(db.runs.update().where(db.runs.c.run_id == run_id).values(
-                finished_at=db.now(), status=status, error=error))
+        if restart:
+            kept = ws.reset()
+            if kept:
+                from .progress import say
+
+                say(f"--restart: kept {len(kept)} entr{'y' if len(kept) == 1 else 'ies'} sadedup did not write "
+                    f"in {workdir} ({', '.join(kept[:3])}{', ...' if len(kept) > 3 else ''})")
+        state = ws.read_state()
+        if files is None and not (state or {}).get("inputs"):
+            raise SadedupError("no input given: pass --input PATH (a file or a folder)")
+        ws.configure(wf, files, output, unsupported=unsupported)
+        _retire(ws)
+    except BaseException:
         ws.unlock()
+        raise
+    return ws
+
+
+def _reopen(workdir: str | Path, overrides: list[str] | None) -> Workspace:
+    """An existing work folder, locked, its workflow changed by `overrides`."""
+    ws = Workspace(workdir)
+    ws.lock()
+    try:
+        if overrides:
+            wf = apply_overrides(ws.workflow, overrides)
+            shard_tokens(wf)
+            ws.configure(wf, None, None)
+            _retire(ws)
+    except BaseException:
+        ws.unlock()
+        raise
+    return ws
+
+
+def _retire(ws: Workspace) -> None:
+    """Decisions of deciding stages the workflow does not run are taken back."""
+    for n in graph.retired(ws.workflow):
+        ws.prov.retract(n.name)
 
 
 @contextmanager
-def _closing(ctx: Context):
+def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
+    """A `runs` row for a command that changes the work folder, its executor, and the lock
+    for its duration. An interrupted command drops its workers' tasks at once."""
+    wf = ws.workflow
+    run_id = ws.prov.start_run(command, __version__, json.dumps(_resolved(wf), sort_keys=True),
+                               json.dumps((ws.read_state() or {}).get("inputs")))
+    ctx = Context(ws, make_executor(executor, wf.run.n_workers))
+    status, error, abort = "failed", None, False
     try:
         yield ctx
-    finally:
-        ctx.executor.close()
-
-
-def _execute(stage, ctx: Context) -> dict[str, Any]:
-    """Runs one stage; a failure is recorded on the stage before it reaches the user."""
-    try:
-        return stage.run(ctx)
+        status = "done"
     except BaseException as e:
-        why = "interrupted" if isinstance(e, KeyboardInterrupt) else f"{type(e).__name__}: {e}"
-        try:
-            ctx.ws.mark(stage.name, stage.key(ctx), "failed", error=why)
-        except Exception:
-            pass
+        abort = isinstance(e, (Interrupted, KeyboardInterrupt))
+        status = "interrupted" if abort else "failed"
+        error = "interrupted" if abort else f"{type(e).__name__}: {e}"
         raise
+    finally:
+        try:
+            ctx.executor.close(abort=abort)
+            ws.prov.finish_run(run_id, status, error)
+        finally:
+            ws.unlock()
+
+
+def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
+    """Every stage the folder's workflow runs, in order, with its state: done, pending (never
+    ran), stale (what it read, or its settings, changed since it ran; or its files are
+    damaged), interrupted or failed, and why. `verify` also checks artifacts' checksums."""
+    wf = ws.workflow
+    ctx = Context(ws)
+    ws.verify = verify
+    out: list[dict[str, Any]] = []
+    current: dict[str, bool] = {}
+    try:
+        for n in graph.plan(wf):
+            stage = n.stage()
+            row = ws.stage_row(n.name)
+            state, why = "done", None
+            if row is None:
+                state, why = "pending", "not run yet"
+            elif row.status == "failed":
+                state, why = ("interrupted", "interrupted") if row.error == "interrupted" else ("failed", row.error)
+            elif row.status == "running":
+                state, why = "interrupted", "interrupted"
+            else:
+                waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
+                try:
+                    key = stage.key(ctx)
+                except SadedupError as e:
+                    state, why = "pending", str(e)
+                else:
+                    if waiting:
+                        state, why = "stale", f"{waiting[0]} is not current"
+                    elif row.key != key:
+                        state, why = "stale", _what_changed(stage, ctx, row)
+                    elif not stage.done(ctx, key):
+                        state, why = "stale", "its files are missing or damaged"
+            current[n.name] = state == "done"
+            out.append({"stage": n.name, "state": state, "why": why})
+    finally:
+        ws.verify = True
+    return out
+
+
+def status(workdir: str | Path, verify: bool = False) -> list[dict[str, Any]]:
+    """Every stage of the work folder's workflow with its state and why (see `standing`);
+    artifacts are checked by size, or with `verify` read back and checksummed."""
+    return standing(Workspace(workdir), verify=verify)
+
+
+def _what_changed(stage: Stage, ctx: Context, row) -> str:
+    was = {s[0]: s for s in json.loads(row.detail or "{}").get("stamps", [])}
+    for s in stage.stamps(ctx):
+        if was.get(s[0]) != s:
+            return f"{s[0]} changed since it ran"
+    return "its settings changed since it ran"
+
+
+def _require(ws: Workspace, name: str) -> None:
+    """A stage command refuses to run on top of stages that are not current."""
+    wf = ws.workflow
+    if not graph.enabled(name, wf):
+        n = graph.node(name)
+        why = f"stages={','.join(wf.stages)}" if n.method not in wf.stages else "its setting turns it off"
+        raise SadedupError(f"stage {name} is not part of this work folder's workflow ({why}); "
+                           f"add it with --set")
+    needed = set(graph.before(name, wf)) - set(graph.node(name).stage().runs_after)
+    # export reads the decisions, not the artifacts: their sizes are checked, not their sums
+    for s in standing(ws, verify=name != "export"):
+        if s["stage"] in needed and s["state"] != "done":
+            how = f"sadedup run --workdir {ws.root}" if s["stage"] == "ingest" else f"sadedup {s['stage']} {ws.root}"
+            raise SadedupError(f"stage {name} needs {s['stage']} first ({s['why']}): run `{how}`")
+
+
+def _run_stages(ctx: Context, names: list[str]) -> dict[str, Any]:
+    return {n: graph.node(n).stage().run(ctx) for n in names}
 
 
 @_plain_errors
-def run(inputs: list[str | Path], output: str | Path, workdir: str | Path, workflow: str | None = None,
+def run(inputs: list[str | Path] | None, output: str | Path | None, workdir: str | Path, workflow: str | None = None,
         overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
         workers: int | None = None) -> dict[str, Any]:
-    """Runs every stage the workflow lists, skipping work already done in `workdir`."""
-    ws = _open(workdir, workflow, overrides, inputs, output, restart)
-    with _recorded(ws, "run"), _closing(_context(ws, executor, workers)) as ctx:
-        wf = ctx.wf
+    """Runs every stage the workflow lists, skipping work already done in `workdir`. Without
+    inputs (or output), those recorded in the work folder."""
+    ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, output, restart)
+    if ws.output is None:
+        ws.unlock()
+        raise SadedupError("no output given: pass --output PATH")
+    with _session(ws, "run", executor) as ctx:
         # a corpus this large is read in pieces and gets a shard per worker (stages/sizing.py):
         # start the workers now
         if sum(d["size"] for d in ws.read_state()["inputs"]) > 2 * MIN_SPLIT_TOKENS:
-            ctx.executor.warm()
-        summary: dict[str, Any] = {"ingest": _execute(Ingest(), ctx)}
-        _clear_unlisted(ws, wf)
-        for s in ("exact", "minhash"):
-            if s in wf.stages:
-                summary[s] = _execute(_document_stage(s)(), ctx)
-        if "substring" in wf.stages:
-            for stage in SUBSTRING_STAGES:
-                summary[stage.name] = _execute(stage(), ctx)
-        summary["export"] = _execute(Export(output), ctx)
-        return summary
-
-
-def _document_stage(name: str):
-    return DOCUMENT_STAGES[name]
-
-
-def _clear_unlisted(ws: Workspace, wf: Workflow) -> None:
-    """Decisions of stages the workflow no longer lists are taken back."""
-    gone = [REASONS[s] for s in REASONS if s not in wf.stages]
-    if not gone:
-        return
-    with ws.engine.begin() as c:
-        marks = ", ".join("?" * len(gone))
-        c.exec_driver_sql(f"UPDATE documents SET status = 'kept', reason = NULL WHERE reason IN ({marks})", tuple(gone))
-        if "substring" not in wf.stages:
-            c.exec_driver_sql("DELETE FROM spans")
-        for method in ("exact", "minhash"):
-            if method not in wf.stages:
-                c.exec_driver_sql("DELETE FROM cluster_members WHERE cluster_id IN "
-                                  "(SELECT cluster_id FROM clusters WHERE method = ?)", (method,))
-                c.exec_driver_sql("DELETE FROM clusters WHERE method = ?", (method,))
+            ctx.executor.warm(PRELOAD)
+        return _run_stages(ctx, [n.name for n in graph.plan(ctx.wf)])
 
 
 @_plain_errors
@@ -186,83 +252,64 @@ def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None =
            overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
            workers: int | None = None) -> dict[str, Any]:
     """Reads the inputs into the work folder: documents, input_errors, texts."""
-    ws = _open(workdir, workflow, overrides, inputs, None, restart)
-    with _recorded(ws, "ingest"), _closing(_context(ws, executor, workers)) as ctx:
-        return _execute(Ingest(), ctx)
+    ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, None, restart)
+    with _session(ws, "ingest", executor) as ctx:
+        return _run_stages(ctx, ["ingest"])
 
 
-def _stage(stage, workdir, overrides=None, executor="local", workers=None, **kw) -> dict[str, Any]:
-    ws = Workspace(workdir)
-    ws.lock()
-    if overrides:
-        try:
-            wf = apply_overrides(ws.workflow, overrides)
-        except BaseException:
-            ws.unlock()
-            raise
-        ws.configure(wf, None, None)
-    with _recorded(ws, stage.name), _closing(_context(ws, executor, workers)) as ctx:
-        _require(ws, stage)
-        before = {s.name: _execute(s(), ctx) for s in stage.runs_after}
-        return _execute(stage(**kw), ctx) | before
-
-
-def _require(ws: Workspace, stage) -> None:
-    """A stage command refuses to run before the stages it reads from."""
-    wf = ws.workflow
-    order = ["ingest", *[s for s in ("exact", "minhash") if s in wf.stages], "tokenize", "build", "repeats",
-             "remove"]
-    name = stage.name
-    if name == "export":
-        name = "remove" if "substring" in wf.stages else None
-        order = order + ["remove"] if name is None else order
-    if name in order:
-        for before in order[: order.index(name)]:
-            row = ws.stage_row(before)
-            if row is None or row.status != "done":
-                how = f"sadedup ingest --input ... --workdir {ws.root}" if before == "ingest" else \
-                    f"sadedup {before} {ws.root}"
-                raise SadedupError(f"stage {stage.name} needs {before} first: run `{how}`")
+def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, executor: str = "local",
+          workers: int | None = None, **kw: Any) -> dict[str, Any]:
+    """Runs one stage (and the stages its command includes) on an existing work folder."""
+    ws = _reopen(workdir, _with_workers(overrides, workers))
+    with _session(ws, name, executor) as ctx:
+        _require(ws, name)
+        first = [s for s in graph.node(name).stage().runs_after if graph.enabled(s, ctx.wf)]
+        done = _run_stages(ctx, first)
+        s = graph.node(name).stage() if not kw else type(graph.node(name).stage())(**kw)
+        return {name: s.run(ctx)} | done
 
 
 @_plain_errors
 def exact(workdir, overrides=None, executor="local", workers=None):
     """Drops exact duplicate documents (normalized-text hash), one kept per group."""
-    return _stage(Exact, workdir, overrides, executor, workers)
+    return stage("exact", workdir, overrides, executor, workers)["exact"]
 
 
 @_plain_errors
 def minhash(workdir, overrides=None, executor="local", workers=None):
     """Drops near-duplicate documents (MinHash-LSH clusters), one kept per cluster."""
-    return _stage(MinHash, workdir, overrides, executor, workers)
+    return stage("minhash", workdir, overrides, executor, workers)["minhash"]
 
 
 @_plain_errors
 def tokenize(workdir, overrides=None, executor="local", workers=None):
     """Tokenizes the documents that survived the document stages and cuts them into shards."""
-    return _stage(Tokenize, workdir, overrides, executor, workers)
+    return stage("tokenize", workdir, overrides, executor, workers)["tokenize"]
 
 
 @_plain_errors
 def build(workdir, overrides=None, executor="local", workers=None):
-    """Builds each shard's suffix and LCP arrays, over its candidate text unless
-    substring.prefilter is off (resumes: finished shards are kept)."""
-    return _stage(Build, workdir, overrides, executor, workers)
+    """Finds each shard's candidate text and builds its suffix and LCP arrays (over all the
+    text with substring.prefilter off); finished shards are kept."""
+    out = stage("build", workdir, overrides, executor, workers)
+    return out.pop("build") | out
 
 
 @_plain_errors
 def repeats(workdir, overrides=None, executor="local", workers=None):
     """Groups equal L-token windows across all shards."""
-    return _stage(Repeats, workdir, overrides, executor, workers)
+    return stage("repeats", workdir, overrides, executor, workers)["repeats"]
 
 
 @_plain_errors
 def remove(workdir, overrides=None, executor="local", workers=None):
     """Applies the keep rule and the drop rule; writes spans and decisions to the database."""
-    return _stage(Remove, workdir, overrides, executor, workers)
+    return stage("remove", workdir, overrides, executor, workers)["remove"]
 
 
 @_plain_errors
 def export(workdir, output=None, overrides=None, executor="local", workers=None):
-    """Writes the kept documents, cut, in the input's format."""
-    return _stage(Export, workdir, overrides, executor, workers, output=output)
+    """Writes the kept documents, cut, in the input's format; refuses while any stage it
+    depends on is not current."""
+    kw = {"output": output} if output is not None else {}
+    return stage("export", workdir, overrides, executor, workers, **kw)["export"]

@@ -15,6 +15,7 @@ still match.
 """
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -29,9 +30,10 @@ import numpy as np
 import xxhash
 from sqlalchemy import select
 
-from . import __version__, db
+from . import __version__, db, graph
 from .config import Workflow, workflow_from_dict
 from .errors import SadedupError, note_path
+from .provenance import Provenance
 from .readers import InputFile, detect
 
 STATE = "state.json"
@@ -158,18 +160,55 @@ def task_sums(paths: list[Path]) -> dict[str, tuple[int, str]]:
     return {"sums": files_checksum(paths)}
 
 
+MARKER = ".sadedup-workdir"
+# what sadedup writes at the top of a work folder besides the stages' folders (graph.Node.folders)
+OWN_FILES = (MARKER, db.DB_NAME, f"{db.DB_NAME}-wal", f"{db.DB_NAME}-shm", f"{db.DB_NAME}-journal", STATE,
+             f"{STATE}.tmp", ".lock")
+
+
+def owned_names() -> set[str]:
+    return {*OWN_FILES, *(f for n in graph.NODES for f in n.folders)}
+
+
 class Workspace:
+    """A work folder. It carries a marker file from its creation on: sadedup writes into, and
+    `--restart` empties, only folders it made, and then only what it wrote there."""
+
     def __init__(self, root: str | Path, create: bool = False) -> None:
         self.root = Path(root)
         if create:
             if self.root.exists() and not self.root.is_dir():
                 raise SadedupError(f"work folder {self.root} is a file")
+            if self.root.is_dir() and not self.made_here():
+                foreign = sorted(p.name for p in self.root.iterdir() if p.name != ".lock")
+                if foreign:
+                    raise SadedupError(f"work folder {self.root} holds files sadedup did not write ({foreign[0]}"
+                                       f"{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}); "
+                                       f"give a new or empty folder as --workdir")
             self.root.mkdir(parents=True, exist_ok=True)
+            if not (self.root / MARKER).exists():
+                (self.root / MARKER).write_text(json.dumps({"made_by": f"sadedup {__version__}"}) + "\n")
         elif not (self.root / db.DB_NAME).exists():
             raise SadedupError(f"{self.root} is not a sadedup work folder (no {db.DB_NAME}); "
                                f"start one with `sadedup run --input ... --output ... --workdir {self.root}`")
-        self.engine = db.open_db(self.root)
+        self._engine = None
         self._lock_fd: int | None = None
+        # is_done reads artifacts back to compare checksums (status turns it off: sizes only)
+        self.verify = True
+
+    def made_here(self) -> bool:
+        """A folder sadedup made: its marker, or (made before markers) its database."""
+        return (self.root / MARKER).exists() or (self.root / db.DB_NAME).is_file()
+
+    @property
+    def engine(self):
+        if self._engine is None:
+            self._engine = db.open_db(self.root)
+        return self._engine
+
+    @property
+    def prov(self) -> Provenance:
+        return Provenance(self.engine)
 
     # ---- locking: one writer per work folder; a killed run's lock dies with its process
     def lock(self) -> None:
@@ -198,22 +237,28 @@ class Workspace:
     def read_state(self) -> dict | None:
         if not self.state_path.exists():
             return None
-        return json.loads(self.state_path.read_text())
+        try:
+            state = json.loads(self.state_path.read_text())
+        except (ValueError, UnicodeDecodeError) as e:
+            raise SadedupError(f"{self.state_path} is damaged ({e}); `--restart` starts the work folder over") from None
+        if not isinstance(state, dict):
+            raise SadedupError(f"{self.state_path} is damaged (not a JSON object); `--restart` starts the work "
+                               f"folder over")
+        return state
 
     def write_state(self, state: dict) -> None:
         with replaced(self.state_path) as f:
             f.write(json.dumps(state, indent=2, sort_keys=True).encode())
 
     def configure(self, workflow: Workflow, inputs: list[InputFile] | None, output: str | None,
-                  restart: bool = False, unsupported: list[tuple[str, str]] | None = None) -> None:
+                  unsupported: list[tuple[str, str]] | None = None) -> None:
         """Records what this run works on; refuses inputs that changed under finished work.
 
         `unsupported`: (path, reason) of the entries of input folders that are not read; ingest
-        records them in `input_errors`, so they are part of what the inputs are."""
+        records them in `input_errors`, so they are part of what the inputs are. Values the
+        workflow leaves to the machine (`auto` budget, every core) are resolved the first
+        time and kept: a finished folder does not change under a move to another machine."""
         old = self.read_state()
-        if restart:
-            self.reset()
-            old = None
         described = [describe_input(f) for f in inputs] if inputs is not None else None
         ignored = [[str(p), why] for p, why in unsupported or []] if inputs is not None else None
         # inputs may change only while nothing was read from them (a run stopped by a bad input)
@@ -232,6 +277,7 @@ class Workspace:
         state = old or {}
         state["version"] = __version__
         state["workflow"] = workflow.to_dict()
+        state["resolved"] = resolve_machine(workflow, state.get("resolved") or {})
         if described is not None:
             state["inputs"] = described
             state["unsupported"] = ignored
@@ -239,17 +285,26 @@ class Workspace:
             state["output"] = str(output)
         self.write_state(state)
 
-    def reset(self) -> None:
-        """--restart: forget every artifact and record of this folder."""
-        self.engine.dispose()
-        for p in self.root.iterdir():
-            if p.name == ".lock":
+    def reset(self) -> list[str]:
+        """--restart: forget every artifact and record of this folder. Only what sadedup
+        wrote goes; returns the names of the other entries, which stay."""
+        if not self.made_here():
+            raise SadedupError(f"{self.root} was not made by sadedup (no {MARKER}): --restart empties only "
+                               f"work folders sadedup made")
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+        own, kept = owned_names() - {".lock", MARKER}, []
+        for p in sorted(self.root.iterdir()):
+            if p.name not in own:
+                if p.name not in (".lock", MARKER):
+                    kept.append(p.name)
                 continue
-            if p.is_dir():
+            if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
             else:
                 p.unlink()
-        self.engine = db.open_db(self.root)
+        return kept
 
     @property
     def workflow(self) -> Workflow:
@@ -265,7 +320,12 @@ class Workspace:
             if not state or "workflow" not in state:
                 raise SadedupError(f"work folder {self.root} has no workflow yet; run `sadedup ingest` or "
                                    f"`sadedup run` first")
-            self._workflow, self._workflow_stamp = workflow_from_dict(state["workflow"]), stamp
+            try:
+                wf = workflow_from_dict(state["workflow"])
+            except SadedupError as e:
+                raise SadedupError(f"{self.state_path} is damaged ({e}); `--restart` starts the work folder "
+                                   f"over") from None
+            self._workflow, self._workflow_stamp = apply_resolved(wf, state.get("resolved") or {}), stamp
         return self._workflow
 
     @property
@@ -289,39 +349,49 @@ class Workspace:
         with self.engine.connect() as c:
             return c.execute(select(db.stages).where(db.stages.c.stage == stage, db.stages.c.shard == shard)).first()
 
+    def record_checksums(self, stages: tuple[str, ...]) -> list:
+        """(stage, shard, checksum) of every finished record of `stages`: what a per-shard
+        stage made, for its own checksum."""
+        marks = ", ".join("?" * len(stages))
+        with self.engine.connect() as c:
+            return [list(r) for r in c.exec_driver_sql(
+                f"SELECT stage, shard, checksum FROM stages WHERE stage IN ({marks}) AND status = 'done' "
+                f"AND checksum IS NOT NULL ORDER BY stage, shard", tuple(stages))]
+
     def is_done(self, stage: str, key: str, shard: int = -1, files: list[Path] | None = None,
-                verify: bool = True) -> bool:
+                verify: bool | None = None) -> bool:
         """Done means: recorded done under the same key, and its files still whole."""
         row = self.stage_row(stage, shard)
-        if row is None or row.status != "done":
-            return False
-        detail = json.loads(row.detail or "{}")
-        if detail.get("key") != key:
+        if row is None or row.status != "done" or row.key != key:
             return False
         if files:
             if not all(p.exists() for p in files):
                 return False
-            if verify and row.checksum is not None:
-                if files_checksum(files) != (row.size, row.checksum):
+            if self.verify if verify is None else verify:
+                if row.checksum is not None and files_checksum(files) != (row.size, row.checksum):
                     return False
+            elif row.size is not None and sum(p.stat().st_size for p in files) != row.size:
+                return False
         return True
 
     def mark(self, stage: str, key: str, status: str, shard: int = -1, files: list[Path] | None = None,
              artifact: Path | None = None, error: str | None = None, sums: tuple[int, str] | None = None,
-             **detail: Any) -> None:
+             checksum: str | None = None, **detail: Any) -> None:
         """Records a stage (or shard) state; done with `files` records their size and checksum,
-        `sums` when the task that wrote them made it (see `task_sums`), else read here."""
-        values: dict[str, Any] = {"detail": json.dumps({"key": key, **detail})}
+        `sums` when the task that wrote them made it (see `task_sums`), else read here; done
+        without files records `checksum` (what a stage decided, or made over many shards)."""
+        values: dict[str, Any] = {"key": key, "detail": json.dumps(detail)}
         if artifact is not None:
             values["artifact"] = str(artifact.relative_to(self.root))
+        if status == "done":
+            values["size"], values["checksum"] = None, checksum
         if files and status == "done":
             if sums is not None and sums[0] != sum(p.stat().st_size for p in files):
                 raise RuntimeError(f"{stage} shard {shard}: the task's checksum covers other files than {files}")
             values["size"], values["checksum"] = sums if sums is not None else files_checksum(files)
         if error is not None:
             values["error"] = error
-        with self.engine.begin() as c:
-            db.set_stage(c, stage, shard, status, **values)
+        self.prov.mark(stage, shard, status, **values)
 
     def checksum(self, stage: str, shard: int = -1) -> str | None:
         """The recorded checksum of a stage's files: downstream keys include it, so work built
@@ -332,6 +402,26 @@ class Workspace:
     def stage_detail(self, stage: str, shard: int = -1) -> dict:
         row = self.stage_row(stage, shard)
         return json.loads(row.detail) if row is not None and row.detail else {}
+
+
+def resolve_machine(wf: Workflow, recorded: dict) -> dict:
+    """The values `auto` stands for on this machine, or those recorded when the folder was
+    first configured (kept while the workflow still says `auto`)."""
+    out = {}
+    if wf.run.memory_budget.strip().lower() == "auto":
+        out["run.memory_budget"] = recorded.get("run.memory_budget") or str(wf.run.budget_bytes)
+    if wf.run.workers == 0:
+        out["run.workers"] = recorded.get("run.workers") or wf.run.n_workers
+    return out
+
+
+def apply_resolved(wf: Workflow, resolved: dict) -> Workflow:
+    run = wf.run
+    if "run.memory_budget" in resolved and run.memory_budget.strip().lower() == "auto":
+        run = dataclasses.replace(run, memory_budget=str(resolved["run.memory_budget"]))
+    if "run.workers" in resolved and run.workers == 0:
+        run = dataclasses.replace(run, workers=int(resolved["run.workers"]))
+    return dataclasses.replace(wf, run=run)
 
 
 def describe_input(f: InputFile) -> dict:

@@ -15,18 +15,18 @@ half Phi's time, with a quarter of the bytes to write.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pydivsufsort
 
-from .. import faults, native
-from ..progress import bar, say
+from .. import native
 from ..workspace import save_npy, task_sums
-from .base import Context, Stage, chain
-from .candidates import Candidates
-from .tokenize import Tokenize
+from .base import Context, ShardJob, Stage, chain
+from .candidates import window_dirs
+from .tokenize import shard_dirs
 
 BUILD_FILES = ("sa.npy", "lcp.npy")
 
@@ -52,49 +52,49 @@ def build_shard(shard_dir: str, lcp_cap: int | None = None) -> dict[str, Any]:
             **task_sums([sdir / f for f in BUILD_FILES])}
 
 
+@dataclass(frozen=True)
+class BuildShard:
+    shard_dir: str
+    lcp_cap: int | None = None
+
+    def __call__(self) -> dict[str, Any]:
+        return build_shard(self.shard_dir, self.lcp_cap)
+
+
+def sorted_dirs(ws, wf) -> list[Path]:
+    """Per shard, the folder of the tokens Build sorts (where sa.npy and lcp.npy are): the
+    candidate text, or all of it with the prefilter off."""
+    return window_dirs(ws, wf.substring.window) if wf.substring.prefilter else shard_dirs(ws)
+
+
 class Build(Stage):
     name = "build"
-    runs_after = (Candidates,)
-
-    @staticmethod
-    def source(ctx: Context) -> Stage:
-        """The stage whose tokens.npy each shard's arrays sort: the candidate text, or all of it."""
-        return Candidates() if Candidates().enabled(ctx) else Tokenize()
+    runs_after = ("candidates",)
+    records = ("build",)
 
     @staticmethod
     def lcp_cap(ctx: Context) -> int | None:
         """L over candidate text (see the module docstring), None (exact) over all of it."""
-        return ctx.wf.substring.window if Candidates().enabled(ctx) else None
+        return ctx.wf.substring.window if ctx.wf.substring.prefilter else None
 
-    def key(self, ctx: Context) -> str:
-        return chain("build", self.source(ctx).key(ctx), self.lcp_cap(ctx))
+    def settings(self, ctx: Context) -> Any:
+        return self.lcp_cap(ctx)
 
-    def dirs(self, ctx: Context) -> list[Path]:
-        """Per shard, the folder of the tokens sorted, where sa.npy and lcp.npy are written."""
-        return self.source(ctx).shard_dirs(ctx)
-
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def _jobs(self, ctx: Context, key: str) -> list[ShardJob]:
         ws = ctx.ws
-        key = self.key(ctx)
-        src = self.source(ctx)
+        src = "candidates" if ctx.wf.substring.prefilter else "tokenize"
         cap = self.lcp_cap(ctx)
-        shards = src.shard_dirs(ctx)
-        keys = [chain(key, k, ws.checksum(src.name, k)) for k in range(len(shards))]
-        todo = [k for k, sdir in enumerate(shards)
-                if ctx.force or not ws.is_done(self.name, keys[k], shard=k, files=[sdir / f for f in BUILD_FILES])]
-        ws.mark(self.name, key, "running")
-        t0 = time.perf_counter()
-        with bar("suffix arrays", len(shards), "shards") as b:
-            b.advance(len(shards) - len(todo))
-            for i, result in ctx.executor.imap(build_shard, [(str(shards[k]), cap) for k in todo]):
-                k = todo[i]
-                ws.mark(self.name, keys[k], "done", shard=k, files=[shards[k] / f for f in BUILD_FILES],
-                        artifact=shards[k], **result)
-                faults.point("build.shard")
-                b.advance()
-        detail = {"shards": len(shards), "built": len(todo), "reused": len(shards) - len(todo),
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", **detail)
-        say(f"build: suffix and LCP arrays for {len(todo)} shard(s)"
-            + (f", {len(shards) - len(todo)} reused" if len(todo) < len(shards) else ""))
-        return detail
+        return [ShardJob(k, chain(key, k, ws.checksum(src, k)), [d / f for f in BUILD_FILES], BuildShard(str(d), cap))
+                for k, d in enumerate(sorted_dirs(ws, ctx.wf))]
+
+    def whole(self, ctx: Context, key: str) -> bool:
+        return all(ctx.ws.is_done(self.name, j.key, shard=j.shard, files=j.files) for j in self._jobs(ctx, key))
+
+    def summary(self, d: dict[str, Any]) -> str:
+        return (f"build: suffix and LCP arrays for {d['built']} shard(s)"
+                + (f", {d['reused']} reused" if d["reused"] else ""))
+
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
+        jobs = self._jobs(ctx, key)
+        built = self.map_shards(ctx, self.name, "suffix arrays", jobs)
+        return {"shards": len(jobs), "built": len(built), "reused": len(jobs) - len(built)}

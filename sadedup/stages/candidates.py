@@ -29,17 +29,17 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import faults, native
-from ..progress import bar, say
+from .. import native
 from ..workspace import load_npy, npy_in_place, save_npy, task_sums
-from .base import Context, Stage, chain
+from .base import Context, ShardJob, Stage, chain
 from .sizing import usable_budget
-from .tokenize import Tokenize
+from .tokenize import folder_of, shard_dirs
 
 # The repeated-hash merge works a range of hashes at a time, and more ranges cost nothing:
 # it holds at most this much, so its peak does not grow with the corpus.
@@ -118,90 +118,93 @@ def candidate_shard(shard_dir: str, out_dir: str, repeated_path: str, L: int) ->
             "repeated_anchors": int(np.count_nonzero(hit)), **task_sums([odir / f for f in CANDIDATE_FILES])}
 
 
+@dataclass(frozen=True)
+class AnchorShard:
+    shard_dir: str
+    out_dir: str
+    L: int
+
+    def __call__(self) -> dict[str, Any]:
+        return anchor_shard(self.shard_dir, self.out_dir, self.L)
+
+
+@dataclass(frozen=True)
+class CandidateShard:
+    shard_dir: str
+    out_dir: str
+    repeated_path: str
+    L: int
+
+    def __call__(self) -> dict[str, Any]:
+        return candidate_shard(self.shard_dir, self.out_dir, self.repeated_path, self.L)
+
+
+def window_folder(ws, L: int) -> Path:
+    """Everything built for windows of L tokens, beside the shards: the candidate text, its
+    arrays, the groups."""
+    return folder_of(ws) / f"L{L}"
+
+
+def window_dirs(ws, L: int) -> list[Path]:
+    folder = window_folder(ws, L)
+    return [folder / s.name for s in shard_dirs(ws)]
+
+
 class Candidates(Stage):
     name = "candidates"
+    records = ("anchors", "repeated", "candidates")
 
-    def key(self, ctx: Context) -> str:
-        return chain("candidates", Tokenize().key(ctx), ctx.wf.substring.window,
-                     anchor_length(ctx.wf.substring.window))
+    def settings(self, ctx: Context) -> Any:
+        L = ctx.wf.substring.window
+        return [L, anchor_length(L)]
 
-    def enabled(self, ctx: Context) -> bool:
-        return ctx.wf.substring.prefilter
+    def whole(self, ctx: Context, key: str) -> bool:
+        ws, L = ctx.ws, ctx.wf.substring.window
+        outs = window_dirs(ws, L)
+        return ws.is_done("repeated", self._repeated_key(ctx, key, len(outs)),
+                          files=[window_folder(ws, L) / "repeated.npy"]) and \
+            all(ws.is_done(self.name, self._cand_key(ctx, key, k), shard=k, files=[o / f for f in CANDIDATE_FILES])
+                for k, o in enumerate(outs))
 
-    def folder(self, ctx: Context) -> Path:
-        """Everything built for windows of L tokens: the candidate text, its arrays, the groups."""
-        return Tokenize().folder(ctx) / f"L{ctx.wf.substring.window}"
+    @staticmethod
+    def _repeated_key(ctx: Context, key: str, n: int) -> str:
+        return chain(key, "repeated", [ctx.ws.checksum("anchors", k) for k in range(n)])
 
-    def shard_dirs(self, ctx: Context) -> list[Path]:
-        folder = self.folder(ctx)
-        return [folder / s.name for s in Tokenize().shard_dirs(ctx)]
+    @staticmethod
+    def _cand_key(ctx: Context, key: str, k: int) -> str:
+        ws = ctx.ws
+        return chain(key, k, ws.checksum("tokenize", k), ws.checksum("repeated"))
 
-    def run(self, ctx: Context) -> dict[str, Any]:
-        if not self.enabled(ctx):
-            return {"skipped": "substring.prefilter is off: suffix arrays cover all the text"}
+    def summary(self, d: dict[str, Any]) -> str:
+        return (f"candidates: {d['candidate_tokens']} of {d['tokens']} tokens "
+                f"({d['candidate_tokens'] / max(d['tokens'], 1):.1%}) can hold a repeated {d['L']}-token window")
+
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws = ctx.ws
         L = ctx.wf.substring.window
-        key = self.key(ctx)
-        shards = Tokenize().shard_dirs(ctx)
-        outs = self.shard_dirs(ctx)
-        folder = self.folder(ctx)
+        shards = shard_dirs(ws)
+        outs = window_dirs(ws, L)
+        folder = window_folder(ws, L)
         repeated_path = folder / "repeated.npy"
-        akeys = [chain(key, "anchors", k, ws.checksum("tokenize", k)) for k in range(len(shards))]
-
-        def anchors_ok(k: int) -> bool:
-            return ws.is_done("anchors", akeys[k], shard=k, files=[outs[k] / f for f in ANCHOR_FILES])
-
-        def repeated_key() -> str:
-            return chain(key, "repeated", [ws.checksum("anchors", k) for k in range(len(shards))])
-
-        def cand_key(k: int) -> str:
-            return chain(key, k, ws.checksum("tokenize", k), ws.checksum("repeated"))
-
-        def cand_ok(k: int) -> bool:
-            return ws.is_done(self.name, cand_key(k), shard=k, files=[outs[k] / f for f in CANDIDATE_FILES])
-
-        if not ctx.force and ws.is_done(self.name, key) and \
-                ws.is_done("repeated", repeated_key(), files=[repeated_path]) and \
-                all(cand_ok(k) for k in range(len(shards))):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running", artifact=folder)
         t0 = time.perf_counter()
-        todo = [k for k in range(len(shards)) if ctx.force or not anchors_ok(k)]
-        with bar("anchors", len(shards), "shards") as b:
-            b.advance(len(shards) - len(todo))
-            for i, res in ctx.executor.imap(anchor_shard, [(str(shards[k]), str(outs[k]), L) for k in todo]):
-                k = todo[i]
-                ws.mark("anchors", akeys[k], "done", shard=k, artifact=outs[k],
-                        files=[outs[k] / f for f in ANCHOR_FILES], **res)
-                b.advance()
+        anchored = self.map_shards(ctx, "anchors", "anchors", [
+            ShardJob(k, chain(key, "anchors", k, ws.checksum("tokenize", k)), [outs[k] / f for f in ANCHOR_FILES],
+                     AnchorShard(str(shards[k]), str(outs[k]), L)) for k in range(len(shards))])
         t1 = time.perf_counter()
-        if todo or ctx.force or not ws.is_done("repeated", repeated_key(), files=[repeated_path]):
+        repeated_key = self._repeated_key(ctx, key, len(shards))
+        if anchored or ctx.force or not ws.is_done("repeated", repeated_key, files=[repeated_path]):
             folder.mkdir(parents=True, exist_ok=True)
             repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs],
                                        min(usable_budget(ctx.wf) // 2, REPEATED_MEMORY), max(1, ctx.wf.run.n_workers))
             save_npy(repeated_path, repeated)
-            ws.mark("repeated", repeated_key(), "done", files=[repeated_path], artifact=folder,
-                    hashes=len(repeated))
+            ws.mark("repeated", repeated_key, "done", files=[repeated_path], artifact=folder, hashes=len(repeated))
         t2 = time.perf_counter()
-        redo = [k for k in range(len(shards)) if ctx.force or not cand_ok(k)]
-        with bar("candidate text", len(shards), "shards") as b:
-            b.advance(len(shards) - len(redo))
-            for i, res in ctx.executor.imap(candidate_shard, [(str(shards[k]), str(outs[k]), str(repeated_path), L)
-                                                                for k in redo]):
-                k = redo[i]
-                ws.mark(self.name, cand_key(k), "done", shard=k, artifact=outs[k],
-                        files=[outs[k] / f for f in CANDIDATE_FILES], **res)
-                faults.point("candidates.shard")
-                b.advance()
+        redone = self.map_shards(ctx, self.name, "candidate text", [
+            ShardJob(k, self._cand_key(ctx, key, k), [outs[k] / f for f in CANDIDATE_FILES],
+                     CandidateShard(str(shards[k]), str(outs[k]), str(repeated_path), L)) for k in range(len(shards))])
         per_shard = [ws.stage_detail(self.name, k) for k in range(len(shards))]
-        tokens = sum(d.get("tokens", 0) for d in per_shard)
-        kept = sum(d.get("candidate_tokens", 0) for d in per_shard)
-        detail = {"tokens": tokens, "candidate_tokens": kept, "k": anchor_length(L), "L": L,
-                  "anchors": sum(ws.stage_detail("anchors", k).get("anchors", 0) for k in range(len(shards))),
-                  "anchors_rebuilt": len(todo), "candidates_rebuilt": len(redo),
-                  "anchors_seconds": round(t1 - t0, 3), "repeated_seconds": round(t2 - t1, 3),
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", artifact=folder, **detail)
-        say(f"candidates: {kept} of {tokens} tokens ({kept / max(tokens, 1):.1%}) can hold a repeated "
-            f"{L}-token window")
-        return detail
+        return {"tokens": sum(d.get("tokens", 0) for d in per_shard),
+                "candidate_tokens": sum(d.get("candidate_tokens", 0) for d in per_shard), "k": anchor_length(L), "L": L,
+                "anchors": sum(ws.stage_detail("anchors", k).get("anchors", 0) for k in range(len(shards))),
+                "anchors_rebuilt": len(anchored), "candidates_rebuilt": len(redone), "shards": len(shards),
+                "anchors_seconds": round(t1 - t0, 3), "repeated_seconds": round(t2 - t1, 3)}

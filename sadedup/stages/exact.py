@@ -12,17 +12,16 @@ Text is read from the ingest's memory-mapped texts in chunks, so memory is the c
 from __future__ import annotations
 
 import dataclasses
-import time
 from typing import Any
 
 import numpy as np
 import xxhash
 
-from ..keep import candidate_documents, keep_rank, record_clusters, records_intact, rule_values
+from ..keep import candidate_documents, decisions_digest, keep_rank, rule_values
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
 from ..store import TextStore
-from .base import Context, Stage, chain
+from .base import Context, Stage
 
 # bytes of text normalized at once
 CHUNK_BYTES = 64 << 20
@@ -51,20 +50,17 @@ def open_texts(root) -> tuple[np.ndarray, np.ndarray]:
 
 class Exact(Stage):
     name = "exact"
+    version = VERSION
 
-    def key(self, ctx: Context) -> str:
-        from .ingest import Ingest
+    def settings(self, ctx: Context) -> Any:
+        return dataclasses.asdict(ctx.wf.exact)
 
-        return chain("exact", Ingest().key(ctx), ctx.ws.checksum("ingest"), dataclasses.asdict(ctx.wf.exact), VERSION)
+    def summary(self, d: dict[str, Any]) -> str:
+        return f"exact: {d['documents']} documents, {d['dropped']} exact duplicate(s) dropped in {d['groups']} group(s)"
 
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
         cfg = wf.exact
-        key = self.key(ctx)
-        if not ctx.force and ws.is_done(self.name, key) and records_intact(ws, "exact", ws.stage_detail(self.name)):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running")
-        t0 = time.perf_counter()
         doc_ids, n_chars = candidate_documents(ws, self.name)
         texts, offsets = open_texts(ws.root)
         n = len(doc_ids)
@@ -108,11 +104,7 @@ class Exact(Stage):
         # members in doc order within each cluster
         o = np.lexsort((member_pos, cluster))
         member_pos, cluster = member_pos[o], cluster[o]
-        with ws.engine.begin() as conn:
-            counts = record_clusters(conn, "exact", tuple(wf.stages), cfg.keep, doc_ids[kept_pos],
-                                     doc_ids[member_pos], cluster, None)
-        detail = {"documents": n, "groups": counts["clusters"], "dropped": counts["dropped"],
-                  "lowercase": cfg.lowercase, "keep": cfg.keep, "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", **detail)
-        say(f"exact: {n} documents, {counts['dropped']} exact duplicate(s) dropped in {counts['clusters']} group(s)")
-        return detail
+        kept, members = doc_ids[kept_pos], doc_ids[member_pos]
+        counts = ws.prov.replace_clusters(self.name, cfg.keep, kept, members, cluster, None)
+        return {"documents": n, "groups": counts["clusters"], "dropped": counts["dropped"],
+                "lowercase": cfg.lowercase, "keep": cfg.keep, "digest": decisions_digest(kept, members, cluster)}

@@ -15,24 +15,23 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
+import pyarrow as pa
 
-from .. import faults
+from .. import faults, formats
 from ..db import DB_NAME, column_rows
 from ..errors import SadedupError
 from ..executor import imap_reading
-from ..progress import bar, say
-from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, read_records
+from ..progress import bar
+from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, parquet_batches, read_records
 from ..workspace import append_file, describe_input, npy_in_place, replaced
-from ..writers import check_output, open_writer
-from .base import Context, Stage, chain
-from .docs import document_stages_key
+from ..writers import RowSchema, check_output, open_writer, row_of
+from .base import Context, Stage
 
 DECISIONS = ("doc_id", "doc_row", "doc_kept", "span_doc", "span_start", "span_end")
 
@@ -51,47 +50,115 @@ ROWS_BLOCK = 1 << 16  # decisions are read this many rows at a time: a piece may
 
 
 def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str, id_field: str,
-                schema_from: str | None, on_read=lambda n: None) -> dict[str, int]:
+                schema_from: pa.Schema | None = None, on_read=lambda n: None) -> dict[str, int]:
     """Task: the kept documents of `pieces`, in order and cut, written to `part`. A piece is
     (path, format, compression, lines or None, first doc index, end doc index): `lines` is
-    (start, end, rows before start) of an uncompressed JSONL file."""
+    (start, end, rows before start) of an uncompressed JSONL file.
+
+    Parquet output is in one schema: `schema_from`, the Parquet inputs' schemas unified
+    (formats.output_schema; found here when None), and, for rows read as JSON or text, every
+    field of every kept row (a first pass over those rows: the one case where an input is
+    read twice). Parquet inputs go to Parquet output as Arrow batches."""
     d = {name: np.load(Path(decisions) / f"{name}.npy", mmap_mode="r") for name in DECISIONS}
-    schema = pq.ParquetFile(schema_from).schema_arrow if schema_from else None
+    end = (None, None, None)
+
+    def rows_of(piece, on_read):
+        """(record, cut text or None) of every kept document of a piece, in order."""
+        path, fmt, compression, lines, a, b = piece
+        inp = InputFile(Path(path), fmt, compression)
+        docs = column_rows([d[k][a:b] for k in ("doc_id", "doc_row", "doc_kept")], ROWS_BLOCK)
+        s0 = int(np.searchsorted(d["span_doc"], d["doc_id"][a])) if b > a else 0
+        s1 = int(np.searchsorted(d["span_doc"], d["doc_id"][b - 1], side="right")) if b > a else 0
+        spans = column_rows([d[k][s0:s1] for k in ("span_doc", "span_start", "span_end")], ROWS_BLOCK)
+        doc_id, row, keep = next(docs, end)
+        span = next(spans, end)
+        for rec in read_records(inp, text_field, id_field, on_read, piece=lines):
+            if rec.row != row:
+                continue  # an input_errors row
+            doc_spans = []
+            while span[0] is not None and span[0] < doc_id:
+                span = next(spans, end)
+            while span[0] == doc_id:
+                if span[2] > span[1]:
+                    doc_spans.append((span[1], span[2]))
+                span = next(spans, end)
+            faults.point("export.row")
+            if keep:
+                yield rec, (cut(rec.text, doc_spans) if doc_spans else None)
+            doc_id, row, keep = next(docs, end)
+        if row is not None:
+            raise SadedupError(f"input {path} changed since ingest: row {row} is gone; rerun with --restart")
+
+    def batches_of(piece, on_read):
+        """(batch of the kept rows, {position in it: cut text}) of a Parquet file, in order."""
+        path, fmt, compression, _, a, b = piece
+        rows, keep, ids = d["doc_row"][a:b], d["doc_kept"][a:b], d["doc_id"][a:b]
+        at = 0  # the file's documents in the batches before
+        for before, batch in parquet_batches(InputFile(Path(path), fmt, compression), text_field, on_read):
+            faults.point("export.row")
+            upto = int(np.searchsorted(rows, before + batch.num_rows, side="right"))
+            sel = np.asarray(keep[at:upto]).astype(bool)
+            take = np.asarray(rows[at:upto])[sel] - before - 1
+            kept_ids = np.asarray(ids[at:upto])[sel]
+            at = upto
+            lo = np.searchsorted(d["span_doc"], kept_ids)
+            hi = np.searchsorted(d["span_doc"], kept_ids, side="right")
+            texts = {}
+            if (hi > lo).any():
+                col = batch.column(text_field)
+                for k in np.flatnonzero(hi > lo):
+                    doc_spans = [(int(x), int(y)) for x, y in zip(d["span_start"][lo[k]:hi[k]],
+                                                                  d["span_end"][lo[k]:hi[k]]) if y > x]
+                    if doc_spans:
+                        texts[int(k)] = cut(col[int(take[k])].as_py(), doc_spans)
+            yield batch.take(pa.array(take, pa.int64())), texts
+        if at != b - a:
+            raise SadedupError(f"input {path} changed since ingest: row {int(rows[at])} is gone; rerun with --restart")
+
+    to_parquet = formats.output_kind(part)[0].name == "parquet"
+    schema = None
+    if to_parquet:
+        schema = schema_from if schema_from is not None else formats.output_schema(
+            [InputFile(Path(p[0]), p[1], p[2]) for p in pieces], text_field)
+        others = [p for p in pieces if p[1] != "parquet"]
+        if others:  # every field of every row read as JSON or text: a pass over them first
+            rs = RowSchema(part, schema)
+            for p in others:
+                for rec, _ in rows_of(p, lambda n: None):
+                    rs.add(row_of(rec, text_field), rec.source, rec.row)
+            schema = rs.result()
     writer = open_writer(Path(part), text_field, schema)
     kept = changed = 0
-    end = (None, None, None)
     try:
-        for path, fmt, compression, lines, a, b in pieces:
-            inp = InputFile(Path(path), fmt, compression)
-            docs = column_rows([d[k][a:b] for k in ("doc_id", "doc_row", "doc_kept")], ROWS_BLOCK)
-            s0 = int(np.searchsorted(d["span_doc"], d["doc_id"][a])) if b > a else 0
-            s1 = int(np.searchsorted(d["span_doc"], d["doc_id"][b - 1], side="right")) if b > a else 0
-            spans = column_rows([d[k][s0:s1] for k in ("span_doc", "span_start", "span_end")], ROWS_BLOCK)
-            doc_id, row, keep = next(docs, end)
-            span = next(spans, end)
-            for rec in read_records(inp, text_field, id_field, on_read, piece=lines):
-                if rec.row != row:
-                    continue  # an input_errors row
-                doc_spans = []
-                while span[0] is not None and span[0] < doc_id:
-                    span = next(spans, end)
-                while span[0] == doc_id:
-                    if span[2] > span[1]:
-                        doc_spans.append((span[1], span[2]))
-                    span = next(spans, end)
-                faults.point("export.row")
-                if keep:
-                    writer.write(rec, cut(rec.text, doc_spans) if doc_spans else None)
-                    kept += 1
-                    changed += bool(doc_spans)
-                doc_id, row, keep = next(docs, end)
-            if row is not None:
-                raise SadedupError(f"input {path} changed since ingest: row {row} is gone; rerun with --restart")
+        for piece in pieces:
+            if to_parquet and piece[1] == "parquet":
+                for batch, texts in batches_of(piece, on_read):
+                    writer.write_batch(batch, texts)
+                    kept, changed = kept + batch.num_rows, changed + len(texts)
+                continue
+            for rec, text in rows_of(piece, on_read):
+                writer.write(rec, text)
+                kept, changed = kept + 1, changed + (text is not None)
         writer.close()
     except BaseException:
         writer.abort()
         raise
     return {"rows": kept, "cut": changed}
+
+
+@dataclass(frozen=True)
+class ExportPart:
+    """Task: the kept documents of `pieces`, in order and cut, into the file `part`."""
+    pieces: list
+    decisions: str
+    part: str
+    text_field: str
+    id_field: str
+    schema_from: str | None
+
+    def __call__(self, on_read=lambda n: None) -> dict[str, int]:
+        return export_part(self.pieces, self.decisions, self.part, self.text_field, self.id_field, self.schema_from,
+                           on_read)
 
 
 def _columns_to_files(con: sqlite3.Connection, table: str, columns: list[str], order: str, folder: Path,
@@ -168,22 +235,20 @@ class Export(Stage):
             raise SadedupError("no output path: pass --output PATH")
         return Path(out)
 
-    def key(self, ctx: Context) -> str:
-        from .remove import Remove
+    def settings(self, ctx: Context) -> Any:
+        return str(self._output(ctx).resolve())
 
-        up = Remove().key(ctx) if "substring" in ctx.wf.stages else document_stages_key(ctx)
-        return chain("export", up, str(self._output(ctx).resolve()))
+    def files(self, ctx: Context) -> list[Path]:
+        return [self._output(ctx)]
 
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def summary(self, d: dict[str, Any]) -> str:
+        return f"export: {d['rows']} document(s) written to {d['output']} ({d['cut']} with passages cut)"
+
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
         out = self._output(ctx)
-        key = self.key(ctx)
-        if not ctx.force and ws.is_done(self.name, key, files=[out]):
-            return ws.stage_detail(self.name) | {"skipped": True}
         if out.resolve().is_relative_to(ws.root.resolve()):
             raise SadedupError(f"output {out} is inside the work folder {ws.root}; write it elsewhere")
-        ws.mark(self.name, key, "running")
-        t0 = time.perf_counter()
         recorded = ws.read_state()["inputs"]
         inputs, _ = expand_inputs([d["path"] for d in recorded])
         for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row
@@ -191,7 +256,9 @@ class Export(Stage):
                 raise SadedupError(f"input {inp.path} changed since it was ingested (size or modification time); "
                                    f"rerun with --restart to start over")
         check_output(out, [d["path"] for d in recorded])
-        schema_from = str(inputs[0].path) if inputs and all(f.format == "parquet" for f in inputs) else None
+        # Parquet output: the Parquet inputs' schemas, unified (a conflict stops the run here)
+        parquet = formats.output_kind(out)[0].name == "parquet"
+        schema_from = formats.output_schema(inputs, wf.input.text_field) if parquet else None
         decisions = ws.root / "export.partial"
         parts_dir = out.with_name(f".{out.name}.sadedup-parts")  # a name no one else would pick: it is emptied
         for folder in (decisions, parts_dir):
@@ -202,23 +269,20 @@ class Export(Stage):
             pieces, sizes = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"),
                                   ctx.executor.workers, self.piece_bytes)
             if out.suffix == ".parquet" or len(pieces) == 1:
-                tasks = [(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field, schema_from)]
+                tasks = [ExportPart(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field,
+                                    schema_from)]
                 sizes = [sum(sizes)]
             else:
                 parts_dir.mkdir()
-                tasks = [([p], str(decisions), str(parts_dir / f"part_{i:05d}.{out.name}"), wf.input.text_field,
-                          wf.input.id_field, schema_from) for i, p in enumerate(pieces)]
+                tasks = [ExportPart([p], str(decisions), str(parts_dir / f"part_{i:05d}.{out.name}"),
+                                    wf.input.text_field, wf.input.id_field, schema_from) for i, p in enumerate(pieces)]
             kept = changed = 0
             with bar("export", sum(sizes), "bytes") as b:
-                for _, res in imap_reading(ctx.executor, export_part, tasks, sizes, b.advance):
+                for _, res in imap_reading(ctx.executor, tasks, sizes, b.advance):
                     kept, changed = kept + res["rows"], changed + res["cut"]
             if len(tasks) > 1:
-                _join([Path(t[2]) for t in tasks], out)
+                _join([Path(t.part) for t in tasks], out)
         finally:
             for folder in (decisions, parts_dir):
                 shutil.rmtree(folder, ignore_errors=True)
-        detail = {"output": str(out), "rows": kept, "cut": changed, "pieces": len(tasks),
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", files=[out], **detail)
-        say(f"export: {kept} document(s) written to {out} ({changed} with passages cut)")
-        return detail
+        return {"output": str(out), "rows": kept, "cut": changed, "pieces": len(tasks)}

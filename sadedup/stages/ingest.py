@@ -14,40 +14,55 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import db, faults
-from ..progress import bar, say
+from .. import faults
+from ..progress import bar
 from ..errors import note_path
 from ..executor import imap_reading
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, json_ext_id, open_parquet, read_records
 from ..workspace import append_file, save_npy
-from .base import Context, Stage, chain
+from .base import Context, Stage
 from .sizing import max_document_tokens
 
 
 ROWS_PER_CHUNK = 50_000
 
 
-def ingest_piece(path: str, fmt: str, compression: str | None, lines: tuple[int, int, int] | None, part: str,
-                 text_field: str, id_field: str, limit: int, on_read=lambda n: None) -> dict[str, Any]:
-    """Task: one piece of an input. Its documents' UTF-8 text goes to `part`, one after
-    another, and what the database needs per row to `part`.rows, in pickled chunks of
-    ROWS_PER_CHUNK rows (a compressed file is one piece however large): (row, ext_id,
-    characters, bytes) per document and (row, error) per row set aside."""
-    inp = InputFile(Path(path), fmt, compression)
+@dataclass(frozen=True)
+class IngestPiece:
+    """Task: one piece of an input (`lines` of an uncompressed JSONL file, else all of it)."""
+    path: str
+    format: str
+    compression: str | None
+    lines: tuple[int, int, int] | None
+    part: str
+    text_field: str
+    id_field: str
+    limit: int
+
+    def __call__(self, on_read=lambda n: None) -> dict[str, Any]:
+        return ingest_piece(self, on_read)
+
+
+def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
+    """One piece of an input. Its documents' UTF-8 text goes to `part`, one after another,
+    and what the database needs per row to `part`.rows, in pickled chunks of ROWS_PER_CHUNK
+    rows (a compressed file is one piece however large): (row, ext_id, characters, bytes)
+    per document and (row, error) per row set aside."""
+    inp, part, limit = InputFile(Path(t.path), t.format, t.compression), t.part, t.limit
     docs: list[tuple] = []
     errors: list[tuple] = []
     chunks = 0
     try:
         with open(part, "wb", buffering=1 << 22) as texts, open(part + ".rows", "wb") as rows:
-            for rec in read_records(inp, text_field, id_field, on_read, piece=lines):
+            for rec in read_records(inp, t.text_field, t.id_field, on_read, piece=t.lines):
                 if rec.error is None:
                     data = rec.text.encode("utf-8")
                     if len(data) > limit:
@@ -82,21 +97,22 @@ class Ingest(Stage):
         # parsed in about the time the pool takes to start
         self.piece_bytes = piece_bytes
 
-    def key(self, ctx: Context) -> str:
+    def settings(self, ctx: Context) -> Any:
         state = ctx.ws.read_state() or {}
         wf = ctx.wf
-        return chain("ingest", state.get("inputs"), wf.input.text_field, wf.input.id_field,
-                     max_document_tokens(wf))
+        return [state.get("inputs"), wf.input.text_field, wf.input.id_field, max_document_tokens(wf)]
 
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def files(self, ctx: Context) -> list[Path]:
+        out = ctx.ws.root / "ingest"
+        return [out / "texts.bin", out / "offsets.npy"]
+
+    def summary(self, d: dict[str, Any]) -> str:
+        return (f"ingest: {d['documents']} documents from {d['input_files']} file(s), {d['input_errors']} row(s) "
+                f"set aside in input_errors")
+
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
-        key = self.key(ctx)
         out = ws.root / "ingest"
-        files = [out / "texts.bin", out / "offsets.npy"]
-        if not ctx.force and ws.is_done(self.name, key, files=files):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running")
-        t0 = time.perf_counter()
         tmp = ws.root / "ingest.partial"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
@@ -110,37 +126,30 @@ class Ingest(Stage):
                 open_parquet(inp.path, text_field)
         pieces = input_pieces(inputs, ctx.executor.workers, self.piece_bytes)
         one = len(pieces) == 1  # then the part is texts.bin itself
-        tasks = [(str(inp.path), inp.format, inp.compression, lines,
-                  str(tmp / ("texts.bin" if one else f"texts_{i:05d}.part")), text_field, id_field, limit)
+        tasks = [IngestPiece(str(inp.path), inp.format, inp.compression, lines,
+                             str(tmp / ("texts.bin" if one else f"texts_{i:05d}.part")), text_field, id_field, limit)
                  for i, (inp, lines, _) in enumerate(pieces)]
         n_docs = pos = nxt = 0
         offsets = [np.zeros(1, dtype=np.int64)]
         done: dict[int, dict] = {}  # finished out of order, waiting for the pieces before them
         try:
             with ExitStack() as stack:
-                conn = stack.enter_context(ws.engine.begin())
+                rows_out = stack.enter_context(ws.prov.new_documents())
                 texts = None if one else stack.enter_context(open(tmp / "texts.bin", "wb"))
                 b = stack.enter_context(bar("ingest", sum(p[2] for p in pieces), "bytes"))
-                # a fresh ingest replaces every document and error row
-                for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors):
-                    conn.execute(t.delete())
-                db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
-                               [(src, None, why) for src, why in skipped])
-                for i, res in imap_reading(ctx.executor, ingest_piece, tasks, [p[2] for p in pieces], b.advance):
+                rows_out.errors((src, None, why) for src, why in skipped)
+                for i, res in imap_reading(ctx.executor, tasks, [p[2] for p in pieces], b.advance):
                     done[i] = res
                     while nxt in done:  # the next piece in input order
-                        res, source, part = done.pop(nxt), pieces[nxt][0].name, Path(tasks[nxt][4])
+                        res, source, part = done.pop(nxt), pieces[nxt][0].name, Path(tasks[nxt].part)
                         if texts is not None:
                             append_file(texts, part)
                             part.unlink()
                         rows = part.with_name(part.name + ".rows")
                         for docs, errors in _row_chunks(rows, res["chunks"]):
-                            db.bulk_insert(conn, db.documents, ["doc_id", "source", "source_row", "ext_id",
-                                                                "n_chars", "n_bytes", "status"],
-                                           ((n_docs + j, source, row, ext, nc, nb, "kept")
-                                            for j, (row, ext, nc, nb) in enumerate(docs)))
-                            db.bulk_insert(conn, db.input_errors, ["source", "source_row", "error"],
-                                           ((source, row, why) for row, why in errors))
+                            rows_out.documents((n_docs + j, source, row, ext, nc, nb, "kept")
+                                               for j, (row, ext, nc, nb) in enumerate(docs))
+                            rows_out.errors((source, row, why) for row, why in errors)
                             sizes = np.array([d[3] for d in docs], dtype=np.int64)
                             offsets.append(pos + np.cumsum(sizes))
                             n_docs += len(sizes)
@@ -154,8 +163,4 @@ class Ingest(Stage):
         os.replace(tmp, out)
         with ws.engine.connect() as c:
             n_err = c.exec_driver_sql("SELECT count(*) FROM input_errors").scalar()
-        detail = {"documents": n_docs, "input_errors": n_err, "bytes": pos, "input_files": len(inputs),
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", files=files, artifact=out, **detail)
-        say(f"ingest: {n_docs} documents from {len(inputs)} file(s), {n_err} row(s) set aside in input_errors")
-        return detail
+        return {"documents": n_docs, "input_errors": n_err, "bytes": pos, "input_files": len(inputs)}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from dataclasses import dataclass
 import shutil
 import time
 from pathlib import Path
@@ -33,12 +34,12 @@ import xxhash
 from .. import lsh as mh
 from .. import native
 from ..config import MinhashConfig
-from ..keep import candidate_documents, keep_rank, record_clusters, records_intact, rule_values
+from ..keep import candidate_documents, decisions_digest, keep_rank, rule_values
 from ..normalize import prepare
-from ..progress import bar, say
+from ..progress import say
 from ..workspace import load_npy, save_npy, writable_npy
-from .base import Context, Stage, chain
-from .exact import Exact, open_texts, text_chunks
+from .base import Context, ShardJob, Stage, chain
+from .exact import open_texts, text_chunks
 
 # a chunk of documents: about this much text, at most this many documents
 CHUNK_BYTES = 64 << 20
@@ -70,27 +71,38 @@ def _chunk_task(root: str, folder: str, k: int, i: int, j: int, cfg: dict) -> di
     return {"documents": j - i, "shingles": int(nsh.sum()), "no_shingle": int((nsh == 0).sum())}
 
 
+@dataclass(frozen=True)
+class SignatureChunk:
+    """Task: signatures of candidates i..j (rows of docs.npy) into folder/chunk_k."""
+    root: str
+    folder: str
+    k: int
+    i: int
+    j: int
+    cfg: dict
+
+    def __call__(self) -> dict:
+        return _chunk_task(self.root, self.folder, self.k, self.i, self.j, self.cfg)
+
+
 class MinHash(Stage):
     name = "minhash"
+    version = VERSION
 
-    def key(self, ctx: Context) -> str:
-        from .ingest import Ingest
+    def settings(self, ctx: Context) -> Any:
+        return dataclasses.asdict(ctx.wf.minhash)
 
-        wf = ctx.wf
-        upstream = Exact().key(ctx) if "exact" in wf.stages else None
-        return chain("minhash", Ingest().key(ctx), ctx.ws.checksum("ingest"), upstream, dataclasses.asdict(wf.minhash),
-                     VERSION)
+    def folder(self, ctx: Context, key: str) -> Path:
+        return ctx.ws.root / "minhash" / f"{mh.config_string(ctx.wf.minhash)}_{key[:8]}"
 
-    def folder(self, ctx: Context) -> Path:
-        return ctx.ws.root / "minhash" / f"{mh.config_string(ctx.wf.minhash)}_{self.key(ctx)[:8]}"
+    def summary(self, d: dict[str, Any]) -> str:
+        return (f"minhash {d['config']}: {d['documents']} documents ({d['no_shingle']} without a shingle), "
+                f"{d['candidate_pairs']} candidate pairs, {d['verified_pairs']} verified ({d['verify']}), "
+                f"{d['dropped']} near duplicate(s) dropped in {d['clusters']} cluster(s)")
 
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
         cfg = wf.minhash
-        key = self.key(ctx)
-        if not ctx.force and ws.is_done(self.name, key) and records_intact(ws, "minhash", ws.stage_detail(self.name)):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running")
         t0 = time.perf_counter()
         times: dict[str, float] = {}
         cs = mh.config_string(cfg)
@@ -100,7 +112,7 @@ class MinHash(Stage):
 
         doc_ids, n_chars = candidate_documents(ws, self.name)
         n = len(doc_ids)
-        folder = self.folder(ctx)
+        folder = self.folder(ctx, key)
         if folder.parent.exists():
             for other in folder.parent.iterdir():  # results of other settings: never read again
                 if other != folder:
@@ -114,21 +126,11 @@ class MinHash(Stage):
         texts, offsets = open_texts(ws.root)
         chunks = list(text_chunks(offsets, doc_ids, CHUNK_BYTES, CHUNK_DOCS))
         dirs = [folder / f"chunk_{k:05d}" for k in range(len(chunks))]
-        tasks, which = [], []
-        for k, (i, j) in enumerate(chunks):
-            ckey = chain(key, docs_key, k, i, j)
-            if ctx.force or not ws.is_done(self.name, ckey, shard=k, files=[dirs[k] / f for f in CHUNK_FILES],
-                                           verify=False):
-                tasks.append((str(ws.root), str(folder), k, i, j, dataclasses.asdict(cfg)))
-                which.append((k, ckey))
+        self.map_shards(ctx, self.name, "minhash", [
+            ShardJob(k, chain(key, docs_key, k, i, j), [dirs[k] / f for f in CHUNK_FILES],
+                     SignatureChunk(str(ws.root), str(folder), k, i, j, dataclasses.asdict(cfg)))
+            for k, (i, j) in enumerate(chunks)])
         total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if n else 0
-        with bar("minhash", len(chunks), "chunks") as b:
-            b.advance(len(chunks) - len(tasks))
-            for t, res in ctx.executor.imap(_chunk_task, tasks):
-                k, ckey = which[t]
-                ws.mark(self.name, ckey, "done", shard=k, files=[dirs[k] / f for f in CHUNK_FILES],
-                        artifact=dirs[k], **res)
-                b.advance()
         times["signatures"] = time.perf_counter() - t0
 
         # 2. banding
@@ -176,9 +178,8 @@ class MinHash(Stage):
         member, cluster, sims = member[o], cluster[o], cl.similarity[o]
         times["cluster"] = time.perf_counter() - t1
         t1 = time.perf_counter()
-        with ws.engine.begin() as conn:
-            counts = record_clusters(conn, "minhash", tuple(wf.stages), cfg.keep, doc_ids[kept], doc_ids[member],
-                                     cluster, sims)
+        kept_ids, member_ids = doc_ids[kept], doc_ids[member]
+        counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims)
         times["database"] = time.perf_counter() - t1
         (folder / "sets.npy").unlink(missing_ok=True)
         components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
@@ -191,11 +192,8 @@ class MinHash(Stage):
             "clusters": counts["clusters"], "dropped": counts["dropped"],
             "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(time.perf_counter() - t0, 3)},
             "folder": str(folder.relative_to(ws.root)),
+            "digest": decisions_digest(kept_ids, member_ids, cluster, sims),
         }
-        ws.mark(self.name, key, "done", artifact=folder, **detail)
-        say(f"minhash {cs}: {n} documents ({detail['no_shingle']} without a shingle), {len(pi)} candidate pairs, "
-            f"{len(ei)} verified ({cfg.verify}), {counts['dropped']} near duplicate(s) dropped in "
-            f"{counts['clusters']} cluster(s)")
         return detail
 
     @staticmethod

@@ -12,7 +12,6 @@ inward to whole characters. Results go to the database: `spans` and `documents`.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,16 +19,15 @@ from typing import Any
 import numpy as np
 
 from .. import db, faults, native
-from ..progress import bar, say
+from ..progress import bar
 from ..store import TextStore
 from ..tokenizers import char_spans
 from ..workspace import load_npy, writable_npy
-from .base import Context, Stage, chain
-from .build import Build
-from .candidates import Candidates
-from .repeats import Repeats
+from ..keep import decisions_digest
+from .base import Context, Stage
+from .candidates import window_dirs, window_folder
 from .sizing import usable_budget
-from .tokenize import Tokenize
+from .tokenize import run_tokenizer, shard_dirs
 
 def _group_state(path: Path, groups: int, budget: int) -> np.ndarray:
     """int64 per repeated group, -1 to start; in a file when it would take over a quarter
@@ -62,29 +60,23 @@ class _Shards:
 class Remove(Stage):
     name = "remove"
 
-    def key(self, ctx: Context) -> str:
+    def settings(self, ctx: Context) -> Any:
         s = ctx.wf.substring
-        return chain("remove", Repeats().key(ctx), s.keep, s.drop_fraction)
+        return [s.keep, s.drop_fraction]
 
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def summary(self, d: dict[str, Any]) -> str:
+        share = d["removed_tokens"] / max(d["tokens"], 1)
+        return (f"remove: {d['spans']} span(s), {d['removed_tokens']} of {d['tokens']} tokens ({share:.1%}); "
+                f"{d['cut']} document(s) cut, {d['dropped']} dropped over drop_fraction={d['drop_fraction']}")
+
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
-        key = self.key(ctx)
-        if not ctx.force and ws.is_done(self.name, key):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running")
-        t0 = time.perf_counter()
-        dirs = Tokenize().shard_dirs(ctx)
+        dirs = shard_dirs(ws)
         shards = _Shards(dirs, [np.load(s / "offsets.npy") for s in dirs], [np.load(s / "docs.npy") for s in dirs])
         per_shard = self._select(ctx, shards)
         cols, removed_chars = self._spans(ctx, shards, per_shard)
-        detail = self._record(ws, shards, per_shard, cols, removed_chars)
-        detail |= {"keep": wf.substring.keep, "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", **detail)
-        share = detail["removed_tokens"] / max(detail["tokens"], 1)
-        say(f"remove: {detail['spans']} span(s), {detail['removed_tokens']} of {detail['tokens']} tokens "
-            f"({share:.1%}); {detail['cut']} document(s) cut, {detail['dropped']} dropped over "
-            f"drop_fraction={wf.substring.drop_fraction}")
-        return detail
+        return self._record(ws, shards, per_shard, cols, removed_chars) | {
+            "keep": wf.substring.keep, "drop_fraction": wf.substring.drop_fraction}
 
     @staticmethod
     def _select(ctx: Context, shards: _Shards) -> list[tuple]:
@@ -92,16 +84,16 @@ class Remove(Stage):
         per shard, removed tokens and dropped flag per document, and its spans."""
         wf = ctx.wf
         L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
-        outs = Repeats().out_dirs(ctx)
+        outs = window_dirs(ctx.ws, L)
         # gid covers the text Build sorted: over candidate text, the regions place it
-        sorted_text = Build().dirs(ctx) if Candidates().enabled(ctx) else None
+        sorted_text = outs if wf.substring.prefilter else None
 
         def runs(k: int) -> native.Runs | None:
             return None if sorted_text is None else \
                 (np.load(sorted_text[k] / "starts.npy"), np.load(sorted_text[k] / "offsets.npy"))
 
         groups = ctx.ws.stage_detail("repeats")["groups"]
-        scratch = Repeats().folder(ctx) / "group_state.npy"
+        scratch = window_folder(ctx.ws, L) / "group_state.npy"
         budget = usable_budget(wf)
         per_shard = []
         if keep == "first":
@@ -129,7 +121,7 @@ class Remove(Stage):
     def _spans(self, ctx: Context, shards: _Shards, per_shard: list[tuple]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The spans' columns (doc_id, tokens, characters, and the source of each: document,
         token offset, characters), and the characters removed per document, per shard."""
-        tok = Tokenize().tokenizer(ctx)
+        tok = run_tokenizer(ctx)
         store = TextStore(ctx.ws.root)
         none = [np.zeros(0, np.int64)]
         span_cols: list[list[np.ndarray]] = [[] for _ in range(9)]
@@ -157,27 +149,23 @@ class Remove(Stage):
         """Spans and per-document decisions to the database, in one transaction."""
         n_spans = len(cols[0])
         none = [np.zeros(0, np.int64)]
-        with ws.engine.begin() as conn:
-            conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = 'substring_coverage'")
-            conn.exec_driver_sql("UPDATE documents SET n_tokens = NULL, removed_tokens = NULL, coverage = NULL, "
-                                 "removed_chars = NULL WHERE n_tokens IS NOT NULL")
-            db.bulk_replace(conn, db.spans, ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
-                                            "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
-                           db.column_rows([np.arange(n_spans), *cols]))
-            all_ids = np.concatenate(shards.doc_ids + none)
-            ntok = np.concatenate([np.diff(o) for o in shards.offsets] + none)
-            rem = np.concatenate([r[0] for r in per_shard] + none)
-            drp = np.concatenate([r[1] for r in per_shard] + [np.zeros(0, bool)])
-            rch = np.concatenate(removed_chars + none)
-            cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
-            status = np.where(drp, "dropped", "kept")
-            reason = np.where(drp, "substring_coverage", None)
-            faults.point("remove.db")
-            db.bulk_update_documents(conn, ["n_tokens", "removed_tokens", "coverage", "removed_chars", "status",
-                                            "reason"],
-                                     db.column_rows([all_ids, ntok, rem, cov, rch, status, reason]))
+        all_ids = np.concatenate(shards.doc_ids + none)
+        ntok = np.concatenate([np.diff(o) for o in shards.offsets] + none)
+        rem = np.concatenate([r[0] for r in per_shard] + none)
+        drp = np.concatenate([r[1] for r in per_shard] + [np.zeros(0, bool)])
+        rch = np.concatenate(removed_chars + none)
+        cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
+        status = np.where(drp, "dropped", "kept")
+        reason = np.where(drp, "substring_coverage", None)
+        faults.point("remove.db")
+        ws.prov.replace_spans("remove", ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
+                                         "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
+                              db.column_rows([np.arange(n_spans), *cols]),
+                              ["n_tokens", "removed_tokens", "coverage", "removed_chars", "status", "reason"],
+                              db.column_rows([all_ids, ntok, rem, cov, rch, status, reason]))
         return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
-                "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum())}
+                "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum()),
+                "digest": decisions_digest(*cols, all_ids, rem, drp)}
 
     @staticmethod
     def _source_chars(tok, store, shards: _Shards, src_idx, src_off, length):

@@ -23,18 +23,17 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import faults, native
-from ..progress import bar, say
 from ..workspace import load_npy, npy_in_place, save_npy, task_sums
-from .base import Context, Stage, chain
-from .build import Build
-from .candidates import Candidates
-from .tokenize import Tokenize
+from .base import Context, ShardJob, Stage, chain
+from .build import sorted_dirs
+from .candidates import window_dirs
 
 WINDOW_FILES = ("wpos.npy", "wl.npy")
 
@@ -128,79 +127,82 @@ def merge_parts(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     return shift
 
 
+@dataclass(frozen=True)
+class WindowsShard:
+    build_dir: str
+    out_dir: str
+    L: int
+
+    def __call__(self) -> dict[str, Any]:
+        return windows_shard(self.build_dir, self.out_dir, self.L)
+
+
+@dataclass(frozen=True)
+class ScatterShard:
+    build_dir: str
+    out_dir: str
+    gid_dtype: str
+    L: int
+
+    def __call__(self) -> dict[str, Any]:
+        return scatter_shard(self.build_dir, self.out_dir, self.gid_dtype, self.L)
+
+
 class Repeats(Stage):
     name = "repeats"
+    records = ("windows", "merge", "groups")
 
-    def key(self, ctx: Context) -> str:
-        return chain("repeats", Build().key(ctx), ctx.wf.substring.window)
+    def settings(self, ctx: Context) -> Any:
+        return ctx.wf.substring.window
 
-    def folder(self, ctx: Context) -> Path:
-        return Candidates().folder(ctx)
+    def _plan(self, ctx: Context, key: str):
+        ws, L = ctx.ws, ctx.wf.substring.window
+        built, outs = sorted_dirs(ws, ctx.wf), window_dirs(ws, L)
+        wkeys = [chain(key, "windows", k, ws.checksum("build", k)) for k in range(len(outs))]
+        mkey = chain(key, "merge", [ws.checksum("windows", k) for k in range(len(outs))])
+        gkeys = [chain(key, "groups", k, ws.checksum("merge")) for k in range(len(outs))]
+        return built, outs, wkeys, mkey, gkeys
 
-    def out_dirs(self, ctx: Context) -> list[Path]:
-        return Candidates().shard_dirs(ctx)
+    def whole(self, ctx: Context, key: str) -> bool:
+        ws = ctx.ws
+        built, outs, wkeys, mkey, gkeys = self._plan(ctx, key)
+        return ws.is_done("merge", mkey, files=[o / "run_gid.npy" for o in outs]) and all(
+            ws.is_done("windows", wkeys[k], shard=k, files=[o / f for f in WINDOW_FILES])
+            and ws.is_done("groups", gkeys[k], shard=k, files=[o / "gid.npy"]) for k, o in enumerate(outs))
 
-    def run(self, ctx: Context) -> dict[str, Any]:
+    def summary(self, d: dict[str, Any]) -> str:
+        return f"repeats: {d['repeated_windows']} window(s) of {d['L']} tokens fall in {d['groups']} repeated group(s)"
+
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
         ws = ctx.ws
         L = ctx.wf.substring.window
-        key = self.key(ctx)
-        shards = Tokenize().shard_dirs(ctx)
-        built = Build().dirs(ctx)
-        outs = self.out_dirs(ctx)
-        wkey, mkey, gkey = chain(key, "windows"), chain(key, "merge"), chain(key, "groups")
-
-        # each key carries the checksums of the artifacts it was built from
-        wkeys = [chain(wkey, k, ws.checksum("build", k)) for k in range(len(shards))]
-
-        def windows_ok(k: int) -> bool:
-            return ws.is_done("windows", wkeys[k], shard=k, files=[outs[k] / f for f in WINDOW_FILES])
-
-        def merge_key() -> str:
-            return chain(mkey, [ws.checksum("windows", k) for k in range(len(shards))])
-
-        def groups_ok(k: int) -> bool:
-            return ws.is_done("groups", chain(gkey, k, ws.checksum("merge")), shard=k, files=[outs[k] / "gid.npy"])
-
-        run_gids = [o / "run_gid.npy" for o in outs]
-        merged = lambda: ws.is_done("merge", merge_key(), files=run_gids)  # noqa: E731
-        if not ctx.force and ws.is_done(self.name, key) and merged() and \
-                all(windows_ok(k) and groups_ok(k) for k in range(len(shards))):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running", artifact=self.folder(ctx))
+        built, outs, wkeys, mkey, _ = self._plan(ctx, key)
         t0 = time.perf_counter()
-        todo = [k for k in range(len(shards)) if ctx.force or not windows_ok(k)]
-        with bar("windows", len(shards), "shards") as b:
-            b.advance(len(shards) - len(todo))
-            for i, res in ctx.executor.imap(windows_shard, [(str(built[k]), str(outs[k]), L) for k in todo]):
-                k = todo[i]
-                ws.mark("windows", wkeys[k], "done", shard=k, artifact=outs[k],
-                        files=[outs[k] / f for f in WINDOW_FILES], **res)
-                b.advance()
+        todo = self.map_shards(ctx, "windows", "windows", [
+            ShardJob(k, wkeys[k], [outs[k] / f for f in WINDOW_FILES], WindowsShard(str(built[k]), str(outs[k]), L))
+            for k in range(len(outs))])
         t1 = time.perf_counter()
-        if todo or ctx.force or not merged():
+        run_gids = [o / "run_gid.npy" for o in outs]
+        mkey = self._plan(ctx, key)[3]  # the windows just made are in it
+        merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
+        if merged:
             groups = self._merge(built, outs, L, max(1, ctx.wf.run.n_workers))
             faults.point("repeats.merge")
-            ws.mark("merge", merge_key(), "done", files=run_gids, groups=groups)
-            redo = list(range(len(shards)))
+            ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
             groups = ws.stage_detail("merge")["groups"]
-            redo = [k for k in range(len(shards)) if not groups_ok(k)]
         t2 = time.perf_counter()
+        gkeys = self._plan(ctx, key)[4]
         gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
-        with bar("group ids", len(shards), "shards") as b:
-            b.advance(len(shards) - len(redo))
-            for i, res in ctx.executor.imap(scatter_shard, [(str(built[k]), str(outs[k]), gid_dtype, L) for k in redo]):
-                k = redo[i]
-                ws.mark("groups", chain(gkey, k, ws.checksum("merge")), "done", shard=k, artifact=outs[k], files=[outs[k] / "gid.npy"], **res)
-                b.advance()
-        repeated = sum(ws.stage_detail("groups", k).get("repeated_windows", 0) for k in range(len(shards)))
-        detail = {"groups": groups, "repeated_windows": repeated, "L": L, "shards": len(shards),
-                  "windows_rebuilt": len(todo), "groups_rebuilt": len(redo),
-                  "windows_seconds": round(t1 - t0, 3), "merge_seconds": round(t2 - t1, 3),
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", artifact=self.folder(ctx), **detail)
-        say(f"repeats: {repeated} window(s) of {L} tokens fall in {groups} repeated group(s)")
-        return detail
+        jobs = [ShardJob(k, gkeys[k], [outs[k] / "gid.npy"], ScatterShard(str(built[k]), str(outs[k]), gid_dtype, L))
+                for k in range(len(outs))]
+        if merged:  # every shard's ids come from the new merge
+            ctx = Context(ctx.ws, ctx.executor, force=True)
+        redo = self.map_shards(ctx, "groups", "group ids", jobs)
+        repeated = sum(ws.stage_detail("groups", k).get("repeated_windows", 0) for k in range(len(outs)))
+        return {"groups": groups, "repeated_windows": repeated, "L": L, "shards": len(outs),
+                "windows_rebuilt": len(todo), "groups_rebuilt": len(redo),
+                "windows_seconds": round(t1 - t0, 3), "merge_seconds": round(t2 - t1, 3)}
 
     @staticmethod
     def _merge(built: list[Path], outs: list[Path], L: int, parts: int) -> int:

@@ -12,66 +12,91 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SadedupError
 from .. import faults
 from ..progress import bar, say
 from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
 from ..store import TextStore
 from ..workspace import save_npy, save_npy_bytes
 from .base import Context, Stage, chain
-from .docs import document_stages_key, substring_candidates
+from .docs import substring_candidates
 from .sizing import split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
 BATCH_BYTES = 4 << 20
 
 
+def folder_of(ws) -> Path:
+    """Where the finished tokenize stage put its shards (as recorded, not recomputed)."""
+    detail = ws.stage_detail("tokenize")
+    if "folder" not in detail:
+        raise SadedupError(f"stage tokenize has not run in {ws.root}: run `sadedup tokenize {ws.root}`")
+    return ws.root / detail["folder"]
+
+
+def shard_dirs(ws) -> list[Path]:
+    """The shard folders of the finished tokenize stage, in order."""
+    folder = folder_of(ws)
+    plan = json.loads((folder / "shards.json").read_text())
+    return [folder / name for name in plan["shards"]]
+
+
+def run_tokenizer(ctx: Context) -> Tokenizer:
+    """The tokenizer the finished tokenize stage used."""
+    row = ctx.ws.stage_row("tokenize")
+    return Tokenize().tokenizer(ctx, row.key if row is not None else Tokenize().key(ctx))
+
+
 class Tokenize(Stage):
     name = "tokenize"
+    records = ("tokenize",)
 
-    def key(self, ctx: Context) -> str:
-        return self._key(ctx, self.shard_size(ctx))
-
-    def _key(self, ctx: Context, size: int) -> str:
+    def settings(self, ctx: Context) -> Any:
         wf = ctx.wf
         kind, _ = parse_spec(wf.substring.tokenizer)
         what = wf.substring.tokenizer_sample if kind == "train" else model_digest(wf.substring.tokenizer)
-        return chain("tokenize", document_stages_key(ctx), wf.substring.tokenizer, what, size, wf.input.priority)
+        return [wf.substring.tokenizer, what, self.shard_size(ctx), wf.input.priority]
 
-    def folder(self, ctx: Context) -> Path:
+    def folder(self, ctx: Context, key: str) -> Path:
         spec = ctx.wf.substring.tokenizer
         slug = spec.replace(":", "-") if spec.startswith("train:") else \
             ("bytes" if spec == "bytes" else f"{spec[:2]}-{Path(spec[3:]).stem}")
-        size = self.shard_size(ctx)
-        return ctx.ws.root / "substring" / f"{slug}_{size}tps_{self._key(ctx, size)[:8]}"
+        return ctx.ws.root / "substring" / f"{slug}_{self.shard_size(ctx)}tps_{key[:8]}"
+
+    def whole(self, ctx: Context, key: str) -> bool:
+        """Every shard of the finished stage is there and still matches its checksum."""
+        folder = self.folder(ctx, key)
+        if not (folder / "shards.json").exists():
+            return False
+        n = len(json.loads((folder / "shards.json").read_text())["shards"])
+        return all(ctx.ws.is_done(self.name, chain(key, k), shard=k,
+                                  files=[folder / f"shard_{k:05d}" / f for f in SHARD_FILES]) for k in range(n))
+
+    def summary(self, d: dict[str, Any]) -> str:
+        return (f"tokenize: {d['documents']} documents, {d['tokens']} tokens ({d['tokenizer']}) in {d['shards']} "
+                f"shard(s) of up to {d['shard_tokens']} tokens" + (f" ({d['reused']} reused)" if d['reused'] else ""))
 
     def shard_size(self, ctx: Context) -> int:
         """Tokens per shard: from the budget, the workers and the ingested text's size."""
         return split_shard_tokens(ctx.wf, ctx.ws.stage_detail("ingest").get("bytes"))
 
-    def shard_dirs(self, ctx: Context) -> list[Path]:
-        folder = self.folder(ctx)
-        plan = json.loads((folder / "shards.json").read_text())
-        return [folder / name for name in plan["shards"]]
-
-    def trained_path(self, ctx: Context) -> Path:
+    def trained_path(self, ctx: Context, key: str) -> Path:
         algo_vocab = ctx.wf.substring.tokenizer.split(":", 1)[1].replace(":", "_")
-        return ctx.ws.root / "tokenizers" / f"{algo_vocab}_{self.key(ctx)[:8]}"
+        return ctx.ws.root / "tokenizers" / f"{algo_vocab}_{key[:8]}"
 
-    def tokenizer(self, ctx: Context, train_if_missing: bool = False) -> Tokenizer:
+    def tokenizer(self, ctx: Context, key: str, train_if_missing: bool = False) -> Tokenizer:
         wf = ctx.wf
         spec = wf.substring.tokenizer
         threads = wf.run.n_workers
         if parse_spec(spec)[0] != "train":
             return load_tokenizer(spec, threads)
-        folder = self.trained_path(ctx)
+        folder = self.trained_path(ctx, key)
         found = sorted(folder.glob("*.json")) + sorted(folder.glob("*.model")) if folder.exists() else []
         if not found:
             if not train_if_missing:
@@ -92,21 +117,13 @@ class Tokenize(Stage):
         say(f"tokenize: training {wf.substring.tokenizer} on {len(sample)} of {len(doc_ids)} documents "
             f"({int(store.nbytes(sample).sum())} bytes)")
         path = train(wf.substring.tokenizer, (store.text(int(d)) for d in sample), folder, wf.run.n_workers)
-        with ws.engine.begin() as c:
-            c.exec_driver_sql("UPDATE runs SET tokenizer = ? WHERE run_id = (SELECT max(run_id) FROM runs)",
-                              (str(path.relative_to(ws.root)),))
+        ws.prov.note_tokenizer(str(path.relative_to(ws.root)))
         return path
 
-    def run(self, ctx: Context) -> dict[str, Any]:
-        ws, wf = ctx.ws, ctx.wf
-        key = self.key(ctx)
-        folder = self.folder(ctx)
-        tok = self.tokenizer(ctx, train_if_missing=True)
-        if not ctx.force and ws.is_done(self.name, key, files=[folder / "shards.json"]) and \
-                self._shards_whole(ctx, key, folder):
-            return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running", artifact=folder)
-        t0 = time.perf_counter()
+    def work(self, ctx: Context, key: str) -> dict[str, Any]:
+        ws = ctx.ws
+        folder = self.folder(ctx, key)
+        tok = self.tokenizer(ctx, key, train_if_missing=True)
         size = self.shard_size(ctx)
         store = TextStore(ws.root)
         doc_ids = self.visiting_order(ctx)
@@ -117,10 +134,9 @@ class Tokenize(Stage):
         names: list[str] = []
         token_counts: list[int] = []
         start = rebuilt = 0
-        while (d := ws.stage_detail(self.name, len(names))) and d.get("key") == chain(key, len(names)):
-            k = len(names)
+        while (row := ws.stage_row(self.name, len(names))) is not None and row.key == chain(key, len(names)):
+            k, d = len(names), json.loads(row.detail or "{}")
             sdir = folder / f"shard_{k:05d}"
-            row = ws.stage_row(self.name, k)
             if row.status != "done":
                 break
             if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in SHARD_FILES]):
@@ -167,13 +183,9 @@ class Tokenize(Stage):
         tmp = folder / "shards.json.tmp"
         tmp.write_text(json.dumps(plan))
         tmp.replace(folder / "shards.json")
-        detail = {"shards": len(names), "reused": reused, "rebuilt": rebuilt, "tokens": int(sum(token_counts)), "documents": len(doc_ids),
-                  "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
-                  "folder": str(folder.relative_to(ws.root)), "seconds": round(time.perf_counter() - t0, 3)}
-        ws.mark(self.name, key, "done", files=[folder / "shards.json"], artifact=folder, **detail)
-        say(f"tokenize: {len(doc_ids)} documents, {detail['tokens']} tokens ({tok.spec}) in {len(names)} shard(s) "
-            f"of up to {size} tokens" + (f" ({reused} reused)" if reused else ""))
-        return detail
+        return {"shards": len(names), "reused": reused, "rebuilt": rebuilt, "tokens": int(sum(token_counts)),
+                "documents": len(doc_ids), "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
+                "folder": str(folder.relative_to(ws.root))}
 
     @staticmethod
     def visiting_order(ctx: Context) -> np.ndarray:
@@ -187,12 +199,6 @@ class Tokenize(Stage):
 
         values, _ = column_values(ctx.ws, name, ctx.wf.input.text_field, ctx.wf.input.id_field)
         return doc_ids[np.lexsort((doc_ids, -values[doc_ids]))]
-
-    def _shards_whole(self, ctx: Context, key: str, folder: Path) -> bool:
-        """Every shard of a finished stage still matches its checksum."""
-        n = len(json.loads((folder / "shards.json").read_text())["shards"])
-        return all(ctx.ws.is_done(self.name, chain(key, k), shard=k,
-                                  files=[folder / f"shard_{k:05d}" / f for f in SHARD_FILES]) for k in range(n))
 
     @staticmethod
     def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray, start: int,

@@ -1,0 +1,154 @@
+"""The one writer of the provenance database: every write to sadedup.db goes through here.
+
+Each producer replaces only its own rows: a deciding stage its drops (documents.reason),
+its clusters (clusters.method) or its spans (spans.method). The invariant that keeps a work
+folder honest: whenever a stage's decisions are taken back (a new ingest, a workflow that no
+longer lists the stage), its record in `stages` goes in the same transaction, so a stage is
+never "done" while its decisions are missing.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, Engine
+
+from . import db, graph
+
+
+def deciding_stages() -> list[str]:
+    return [n.name for n in graph.NODES if n.decides]
+
+
+class Provenance:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ---- runs
+    def start_run(self, command: str, version: str, config: str, inputs: str) -> int:
+        with self.engine.begin() as c:
+            return c.execute(db.runs.insert().values(command=command, started_at=db.now(), status="running",
+                                                     version=version, config=config, inputs=inputs)
+                             ).inserted_primary_key[0]
+
+    def finish_run(self, run_id: int, status: str, error: str | None) -> None:
+        with self.engine.begin() as c:
+            c.execute(db.runs.update().where(db.runs.c.run_id == run_id).values(
+                finished_at=db.now(), status=status, error=error))
+
+    def note_tokenizer(self, path: str) -> None:
+        """The tokenizer a run trained on the corpus, on the run that trained it."""
+        with self.engine.begin() as c:
+            c.exec_driver_sql("UPDATE runs SET tokenizer = ? WHERE run_id = (SELECT max(run_id) FROM runs)", (path,))
+
+    # ---- stage records
+    def mark(self, stage: str, shard: int, status: str, conn: Connection | None = None, **values: Any) -> None:
+        if conn is not None:
+            db.set_stage(conn, stage, shard, status, **values)
+            return
+        with self.engine.begin() as c:
+            db.set_stage(c, stage, shard, status, **values)
+
+    @staticmethod
+    def _forget(conn: Connection, stages: Sequence[str]) -> None:
+        """The whole-stage records of `stages` (their shards' artifacts stay reusable)."""
+        if stages:
+            marks = ", ".join("?" * len(stages))
+            conn.exec_driver_sql(f"DELETE FROM stages WHERE shard = -1 AND stage IN ({marks})", tuple(stages))
+
+    # ---- documents: ingest
+    @contextmanager
+    def new_documents(self) -> Iterator["DocumentWriter"]:
+        """Replaces every document and input error, and so takes back every decision, in one
+        transaction; the documents' indexes are built once at the end."""
+        with self.engine.begin() as conn:
+            for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors):
+                conn.execute(t.delete())
+            self._forget(conn, [*deciding_stages(), "export"])
+            for index in db.documents.indexes:
+                index.drop(conn, checkfirst=True)
+            yield DocumentWriter(conn)
+            for index in db.documents.indexes:
+                index.create(conn)
+
+    # ---- decisions of document stages
+    def replace_clusters(self, stage: str, keep_rule: str, kept: np.ndarray, member: np.ndarray,
+                         cluster: np.ndarray, similarity: np.ndarray | None) -> dict[str, int]:
+        """Replaces `stage`'s clusters and drops by these (doc ids; members include the kept
+        one). Cluster ids stay unique across methods: new ones follow the largest id."""
+        reason = graph.node(stage).reason
+        with self.engine.begin() as conn:
+            self._take_back(conn, stage)
+            base = conn.exec_driver_sql("SELECT coalesce(max(cluster_id), -1) + 1 FROM clusters").scalar()
+            sizes = np.bincount(cluster, minlength=len(kept)) if len(kept) else np.zeros(0, np.int64)
+            ids = base + np.arange(len(kept))
+            db.bulk_insert(conn, db.clusters, ["cluster_id", "method", "size", "kept_doc_id", "keep_rule"],
+                           zip(ids.tolist(), [stage] * len(kept), sizes.tolist(), kept.tolist(),
+                               [keep_rule] * len(kept)))
+            sims = [None] * len(member) if similarity is None else similarity.tolist()
+            db.bulk_insert(conn, db.cluster_members, ["cluster_id", "doc_id", "similarity"],
+                           zip(ids[cluster].tolist(), member.tolist(), sims))
+            dropped = member[member != kept[cluster]] if len(member) else member
+            db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", reason) for d in dropped.tolist()))
+        return {"clusters": int(len(kept)), "dropped": int(len(dropped))}
+
+    # ---- decisions of span stages
+    def replace_spans(self, stage: str, columns: Sequence[str], rows: Iterable[Sequence],
+                      doc_columns: Sequence[str], doc_rows: Iterable[Sequence]) -> None:
+        """Replaces `stage`'s spans and its per-document results (doc_columns, by doc_id)."""
+        method = graph.node(stage).method or stage
+        with self.engine.begin() as conn:
+            self._take_back(conn, stage, keep_spans=True)
+            db.bulk_replace(conn, db.spans, ["method", *columns], ((method, *r) for r in rows),
+                            where="method = ?", params=(method,))
+            db.bulk_update_documents(conn, doc_columns, doc_rows)
+
+    def intact(self, stage: str, detail: dict) -> bool:
+        """A finished deciding stage's decisions are still in the database as it recorded
+        them (counts of its drops and of its clusters or spans): an edit by hand is noticed."""
+        n = graph.node(stage)
+        with self.engine.connect() as c:
+            dropped = c.exec_driver_sql("SELECT count(*) FROM documents WHERE status = 'dropped' AND reason = ?",
+                                        (n.reason,)).scalar()
+            clusters = c.exec_driver_sql("SELECT count(*) FROM clusters WHERE method = ?", (stage,)).scalar()
+            spans = c.exec_driver_sql("SELECT count(*) FROM spans WHERE method = ?", (n.method,)).scalar()
+        made = detail.get("spans", 0) if "spans" in detail else detail.get("clusters", detail.get("groups", 0))
+        return dropped == detail.get("dropped") and made == (spans if "spans" in detail else clusters)
+
+    # ---- taking decisions back
+    def retract(self, stage: str) -> None:
+        """Takes back every decision of `stage` and its record (a workflow that no longer
+        runs it)."""
+        with self.engine.begin() as conn:
+            self._take_back(conn, stage)
+            self._forget(conn, [stage])
+
+    @staticmethod
+    def _take_back(conn: Connection, stage: str, keep_spans: bool = False) -> None:
+        n = graph.node(stage)
+        conn.exec_driver_sql("DELETE FROM cluster_members WHERE cluster_id IN "
+                             "(SELECT cluster_id FROM clusters WHERE method = ?)", (stage,))
+        conn.exec_driver_sql("DELETE FROM clusters WHERE method = ?", (stage,))
+        if not keep_spans:
+            conn.exec_driver_sql("DELETE FROM spans WHERE method = ?", (n.method or stage,))
+        if n.reason:
+            conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = ?", (n.reason,))
+        if n.method == "substring":  # the per-document columns the substring stage fills
+            conn.exec_driver_sql("UPDATE documents SET n_tokens = NULL, removed_tokens = NULL, coverage = NULL, "
+                                 "removed_chars = NULL WHERE n_tokens IS NOT NULL")
+
+
+class DocumentWriter:
+    """Adds documents and input errors inside ingest's transaction."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def documents(self, rows: Iterable[Sequence]) -> None:
+        db.bulk_insert(self.conn, db.documents, ["doc_id", "source", "source_row", "ext_id", "n_chars", "n_bytes",
+                                                 "status"], rows)
+
+    def errors(self, rows: Iterable[Sequence]) -> None:
+        db.bulk_insert(self.conn, db.input_errors, ["source", "source_row", "error"], rows)

@@ -147,7 +147,7 @@ def test_stage_by_stage_equals_run(cli, tmp_path):
     cli("remove", w, "--set", "substring.drop_fraction=0.8")
     assert db_rows(w, "SELECT * FROM spans ORDER BY span_id") == spans
     indexes = db_rows(w, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans'")
-    assert sorted(i[0] for i in indexes) == ["spans_doc", "spans_src"]
+    assert sorted(i[0] for i in indexes) == ["spans_doc", "spans_method", "spans_src"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -225,11 +225,11 @@ class InlineAsTwo:
     workers, as the pool would."""
     workers = 2
 
-    def imap(self, fn, tasks):
+    def imap(self, tasks):
         from sadedup.executor import InlineExecutor
-        yield from reversed(list(InlineExecutor().imap(fn, tasks)))  # out of order, as a pool may
+        yield from reversed(list(InlineExecutor().imap(tasks)))  # out of order, as a pool may
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         pass
 
 

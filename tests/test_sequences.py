@@ -1,0 +1,228 @@
+"""The sequences a user performs on one work folder end in the output of a fresh run, or in a
+one-line refusal: a stage rerun with another setting, a workflow switched and back, an
+artifact deleted or damaged, --restart among the user's files, a forgotten --input, Ctrl-C."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from corpus import planted_corpus as substring_corpus
+from helpers import db_rows
+from nearcopies import planted_corpus as near_corpus
+
+SMALL = ["--set", "substring.min_length=20", "--workers", "1"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """Near copies at several edit rates (so a MinHash threshold moves decisions) followed by
+    documents with repeated passages (so the substring stage cuts)."""
+    d = tmp_path_factory.mktemp("seq")
+    near = near_corpus(3, 40, rates=(0.02, 0.1, 0.2), words=(60, 200)).docs
+    docs = near + substring_corpus(random.Random(9), 120, 300)
+    path = d / "in.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for i, t in enumerate(docs):
+            f.write(json.dumps({"id": f"d{i}", "text": t}, ensure_ascii=False) + "\n")
+    return path
+
+
+def decisions(work: Path) -> list:
+    return (db_rows(work, "SELECT doc_id, status, reason, n_tokens, removed_tokens FROM documents ORDER BY doc_id")
+            + db_rows(work, "SELECT method, doc_id, tok_start, tok_end, char_start, char_end, src_doc_id, "
+                            "src_tok_start FROM spans ORDER BY doc_id, tok_start")
+            + db_rows(work, "SELECT c.method, m.doc_id, c.kept_doc_id FROM cluster_members m JOIN clusters c "
+                            "USING (cluster_id) ORDER BY c.method, m.doc_id"))
+
+
+def fresh(cli, corpus: Path, tmp: Path, name: str, *args: str) -> tuple[bytes, list]:
+    out = tmp / f"{name}.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", tmp / f"{name}-work", *SMALL, *args)
+    return out.read_bytes(), decisions(tmp / f"{name}-work")
+
+
+def one_line_refusal(p: subprocess.CompletedProcess, *words: str) -> None:
+    assert p.returncode != 0
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sadedup: error:"), p.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus, tmp_path):
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    assert "pending: nothing" in cli("status", w).stdout
+    cli("minhash", w, "--set", "minhash.threshold=0.6")
+    status = cli("status", w).stdout
+    assert "tokenize (stale: minhash changed since it ran)" in status and "export" in status
+    one_line_refusal(cli("export", w, check=False), "tokenize", "minhash changed")
+    one_line_refusal(cli("remove", w, check=False), "tokenize")
+    # the run brings it current: the same output as a fresh run at 0.6
+    cli("run", "--workdir", w, *SMALL, "--set", "minhash.threshold=0.6")
+    want, want_decisions = fresh(cli, corpus, tmp_path, "fresh06", "--set", "minhash.threshold=0.6")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    assert "pending: nothing" in cli("status", w).stdout
+    # the stage commands, in order, do too
+    cli("minhash", w, "--set", "minhash.threshold=0.8")
+    for stage in ("tokenize", "build", "repeats", "remove"):
+        cli(stage, w)
+    cli("export", w)
+    want, want_decisions = fresh(cli, corpus, tmp_path, "fresh08")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+
+
+def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, tmp_path):
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    full, full_decisions = fresh(cli, corpus, tmp_path, "full")
+    assert db_rows(tmp_path / "full-work", "SELECT count(*) FROM spans")[0][0] > 0
+    doc, doc_decisions = fresh(cli, corpus, tmp_path, "doc", "--set", "stages=exact,minhash")
+    sub, sub_decisions = fresh(cli, corpus, tmp_path, "sub", "--set", "stages=substring")
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    for args, want, want_decisions in [(["--set", "stages=exact,minhash"], doc, doc_decisions),
+                                       ([], full, full_decisions),
+                                       (["--set", "stages=substring"], sub, sub_decisions),
+                                       (["--set", "stages=exact,substring"], None, None),
+                                       ([], full, full_decisions)]:
+        cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, *args)
+        if want is not None:
+            assert out.read_bytes() == want and decisions(w) == want_decisions, args
+        assert "pending: nothing" in cli("status", w).stdout
+
+
+@pytest.mark.parametrize("damage", ["delete", "corrupt"])
+@pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy",
+                                      "substring/*/L20/shard_00000/sa.npy", "substring/*/L20/shard_00000/gid.npy"])
+def test_a_rebuilt_artifact_gives_fresh_output(cli, corpus, tmp_path, artifact, damage):
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "substring.shard_tokens=8000")
+    want, want_decisions = out.read_bytes(), decisions(w)
+    assert want_decisions and db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0
+    (target,) = w.glob(artifact)
+    if damage == "delete":
+        target.unlink()
+    else:
+        data = bytearray(target.read_bytes())
+        data[-1] ^= 0xFF
+        target.write_bytes(bytes(data))
+    assert "pending: nothing" not in cli("status", w, "--verify").stdout
+    if damage == "delete":  # sizes are checked without --verify
+        assert "pending: nothing" not in cli("status", w).stdout
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "substring.shard_tokens=8000")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    assert target.exists()
+
+
+def test_restart_deletes_only_what_sadedup_wrote(cli, corpus, tmp_path):
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    (w / "notes.txt").write_text("mine")
+    (w / "mine").mkdir()
+    p = cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert (w / "notes.txt").read_text() == "mine" and (w / "mine").is_dir()
+    assert "kept 2 entries" in p.stderr
+    # a folder sadedup did not make is never used as a work folder, so never emptied
+    mine = tmp_path / "my-folder"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    for extra in ([], ["--restart"]):
+        p = cli("run", "--input", corpus, "--output", tmp_path / "o2.jsonl", "--workdir", mine, *extra, check=False)
+        one_line_refusal(p, "sadedup did not write")
+    # nor is the folder of the corpus itself (`--workdir .` among the data)
+    (mine / "data.jsonl").write_bytes(corpus.read_bytes())
+    p = cli("run", "--input", mine / "data.jsonl", "--output", tmp_path / "o2.jsonl", "--workdir", mine, "--restart",
+            check=False)
+    one_line_refusal(p, "inside the work folder")
+    assert sorted(x.name for x in mine.iterdir()) == ["data.jsonl", "notes.txt"]
+    assert not (tmp_path / "o2.jsonl").exists()
+
+
+def test_a_work_folder_inside_the_input_folder_is_refused(cli, corpus, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.jsonl").write_bytes(corpus.read_bytes())
+    p = cli("run", "--input", data, "--output", tmp_path / "o.jsonl", "--workdir", data / "work", check=False)
+    one_line_refusal(p, "inside the input folder")
+    assert not (data / "work").exists()
+
+
+def test_a_forgotten_input_uses_the_recorded_inputs(cli, corpus, tmp_path):
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    want = out.read_bytes()
+    out.unlink()
+    p = cli("run", "--workdir", w, *SMALL)  # neither --input nor --output: both as recorded
+    assert "sample" not in p.stdout + p.stderr
+    assert out.read_bytes() == want
+    other = tmp_path / "again.jsonl"
+    cli("run", "--workdir", w, "--output", other, *SMALL)
+    assert other.read_bytes() == want
+    # a new folder without --input is refused, never filled with the sample
+    p = cli("run", "--workdir", tmp_path / "new", "--output", tmp_path / "x.jsonl", check=False)
+    one_line_refusal(p, "no input given")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):
+    """`auto` values are resolved when the folder is configured and kept: a later run (on a
+    machine that would resolve them differently) uses the recorded ones."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+
+    def budget() -> int:
+        config = db_rows(w, "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1")[0][0]
+        return json.loads(config)["resolved"]["run.memory_budget_bytes"]
+
+    cli("run", "--input", corpus, "--output", out, "--workdir", w)
+    state = json.loads((w / "state.json").read_text())
+    assert set(state["resolved"]) == {"run.memory_budget", "run.workers"}
+    assert budget() == int(state["resolved"]["run.memory_budget"])
+    state["resolved"]["run.memory_budget"] = "3000000000"  # as another machine would have resolved it
+    (w / "state.json").write_text(json.dumps(state))
+    cli("run", "--input", corpus, "--output", out, "--workdir", w)
+    assert budget() == 3_000_000_000
+    finished = db_rows(w, "SELECT stage, shard, finished_at, key FROM stages ORDER BY stage, shard")
+    time.sleep(1.1)
+    cli("run", "--input", corpus, "--output", out, "--workdir", w)
+    assert db_rows(w, "SELECT stage, shard, finished_at, key FROM stages ORDER BY stage, shard") == finished
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_run_says_so_and_resumes(tmp_path, sig, code):
+    """Ctrl-C or a kill ends the run with one line and 130/143, workers quiet, and the rerun
+    finishes with the output of an uninterrupted run."""
+    rng = random.Random(3)
+    inp = tmp_path / "in.jsonl"
+    with open(inp, "w") as f:
+        for i in range(4000):
+            f.write(json.dumps({"id": i, "text": " ".join(rng.choice(["alpha", "beta", "gamma", "delta"])
+                                                          for _ in range(400))}) + "\n")
+    args = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(inp), "--output", str(tmp_path / "o.jsonl"),
+            "--workdir", str(tmp_path / "w"), "--workers", "2", "--set", "substring.shard_tokens=1000000"]
+    env = {**os.environ, "CI": "1"}
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (tmp_path / "w" / "substring").exists():
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.killpg(p.pid, sig)  # the whole group, as a terminal's Ctrl-C does
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == code, err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("sadedup: interrupted") and "resume" in last
+    status = subprocess.run([sys.executable, "-m", "sadedup.cli", "status", str(tmp_path / "w")],
+                            capture_output=True, text=True, env=env)
+    assert status.returncode == 0 and "pending: nothing" not in status.stdout
+    assert subprocess.run(args, capture_output=True, env=env).returncode == 0
+    fresh_args = [a if a != str(tmp_path / "w") else str(tmp_path / "w2") for a in args]
+    fresh_args[fresh_args.index(str(tmp_path / "o.jsonl"))] = str(tmp_path / "o2.jsonl")
+    assert subprocess.run(fresh_args, capture_output=True, env=env).returncode == 0
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "o2.jsonl").read_bytes()

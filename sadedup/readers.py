@@ -14,9 +14,15 @@ What is a row error and what stops the run:
 - valid: empty or whitespace-only text, escaped NULs, any id (duplicates, objects), CRLF line
   ends, a UTF-8 byte-order mark at the start of a line (the file's, or a file glued to it);
 - run errors (SadedupError, naming the file): a file that cannot be opened or read (permission,
-  a failing disk), a Parquet file that is unreadable or has no text column, an input folder
-  that cannot be listed. Entries of an input folder that are not read (unknown type, a link
-  to a folder, a broken link) are returned by expand_inputs for `input_errors`.
+  a failing disk), a Parquet file that is unreadable or has no text column, a file named as
+  compressed that is not (a plain file named .jsonl.gz) or whose data is damaged before its
+  first row, an input folder that cannot be listed or in which no file is read. Entries of
+  an input folder that are not read (unknown type, a plain .json file: metadata such as a
+  Hugging Face folder's dataset_infos.json, a link to a folder, a broken link) are returned
+  by expand_inputs for `input_errors`. A file in which no row has the text field is found by
+  the caller, with TextFieldSeen (the rows of one file may be read in several pieces).
+
+Which suffixes are which format, and which reader reads it, is declared in `formats`.
 """
 from __future__ import annotations
 
@@ -35,23 +41,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
+from . import formats
 from .errors import SadedupError
+from .formats import InputFile, detect  # noqa: F401  (imported from here by other modules)
 
 BOM = b"\xef\xbb\xbf"
-FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet",
-           ".txt": "txt"}
-COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
-
-
-@dataclass(frozen=True)
-class InputFile:
-    path: Path
-    format: str          # jsonl, parquet, txt
-    compression: str | None
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
 
 
 @dataclass
@@ -65,28 +59,15 @@ class Record:
     obj: dict | None = None        # the parsed row
 
 
-def detect(path: Path) -> InputFile | None:
-    """Format from the file name: data.jsonl, data.jsonl.gz, data.jsonl.zst, data.parquet, doc.txt."""
-    suffixes = [s.lower() for s in path.suffixes]
-    compression = None
-    if suffixes and suffixes[-1] in COMPRESSIONS:
-        compression = COMPRESSIONS[suffixes[-1]]
-        suffixes = suffixes[:-1]
-    if not suffixes or suffixes[-1] not in FORMATS:
-        return None
-    fmt = FORMATS[suffixes[-1]]
-    if fmt == "parquet" and compression:
-        return None
-    return InputFile(path, fmt, compression)
-
-
 def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[str, str]]]:
     """Files in the order given, a folder's files sorted by path.
 
     Returns the readable inputs and, for entries inside folders that are not read (no known
-    format, a link to a folder, a broken link, not a regular file), (absolute path, reason)
-    pairs for `input_errors`: nothing in a folder is skipped silently. A named path that is
-    missing or of an unknown format, and any file or folder that cannot be read, stop the run.
+    format, a plain .json file, a link to a folder, a broken link, not a regular file),
+    (absolute path, reason) pairs for `input_errors`: nothing in a folder is skipped silently.
+    A named path that is missing or of an unknown format, any file or folder that cannot be
+    read, a file named as compressed that is not, and a folder with files but none to read,
+    stop the run.
     """
     files: list[InputFile] = []
     skipped: list[tuple[str, str]] = []
@@ -95,18 +76,21 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
     for p in map(Path, paths):
         if p.is_dir():
             found, odd = _walk(p)
+            here = []
             for f in found:
-                inp = detect(f)
+                inp = detect(f, in_folder=True)
                 if inp is None:
-                    skipped.append((os.path.abspath(f), f"unsupported file type {''.join(f.suffixes) or '(none)'}: "
-                                                        f"not read (use .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt)"))
+                    odd.append((os.path.abspath(f), formats.skip_reason(f)))
                 else:
-                    files.append(inp)
+                    here.append(inp)
+            if not here and odd:  # a folder of other files (datasets' save_to_disk: .arrow): not a run over nothing
+                raise formats.folder_without_data(p, odd)
+            files += here
             skipped.extend(odd)
         elif p.is_file():
             inp = detect(p)
             if inp is None:
-                raise SadedupError(f"input {p}: unknown format (use .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt)")
+                raise SadedupError(f"input {p}: unknown format (use {formats.listed()})")
             files.append(inp)
         elif p.exists():
             raise SadedupError(f"input {p}: not a regular file or folder")
@@ -123,6 +107,7 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
             also = "" if seen[real] == f.path else f" (also as {seen[real]})"
             raise SadedupError(f"input {f.path} is given twice{also}; give each file once")
         seen[real] = f.path
+        formats.check_compressed(f)
     skipped.sort()
     return files, skipped
 
@@ -329,6 +314,9 @@ def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read,
         yield Record(source, row + 1, error=f"file is truncated after row {row}: the compressed data ends early, "
                                             f"so the rest of the file cannot be read")
     except (gzip.BadGzipFile, zlib.error, zstandard.ZstdError) as e:
+        if row == 0:  # nothing of it is data: the file's problem, as an unreadable Parquet file is
+            raise SadedupError(f"input {inp.path}: not a readable {inp.compression} file ({e}): "
+                               f"no row of it can be read") from None
         yield Record(source, row + 1, error=f"file is corrupt after row {row} ({e}): "
                                             f"the rest of the file cannot be read")
     except OSError as e:  # the disk, not the data: a rerun may read it
@@ -357,8 +345,10 @@ def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
     return pf
 
 
-def _parquet_records(inp: InputFile, text_field: str, id_field: str, on_read) -> Iterator[Record]:
-    source = inp.name
+def parquet_batches(inp: InputFile, text_field: str, on_read=lambda n: None, corrupt=None
+                    ) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """A Parquet input's rows as Arrow batches: (rows before the batch, batch). A file that
+    is corrupt part way ends early: corrupt(rows read, error) is called, if given."""
     pf = open_parquet(inp.path, text_field)
     row = 0
     size = os.path.getsize(inp.path)
@@ -366,16 +356,27 @@ def _parquet_records(inp: InputFile, text_field: str, id_field: str, on_read) ->
     try:
         for g in range(pf.num_row_groups):
             for batch in pf.iter_batches(batch_size=8192, row_groups=[g]):
-                for obj in batch.to_pylist():
-                    row += 1
-                    yield _with_text(Record(source, row, obj=obj), obj, text_field, id_field)
+                yield row, batch
+                row += batch.num_rows
             on_read(per_group)
     except (pa.ArrowException, OSError) as e:
+        if corrupt is not None:
+            corrupt(row, e)
+
+
+def _parquet_records(inp: InputFile, text_field: str, id_field: str, on_read, piece=None) -> Iterator[Record]:
+    source = inp.name
+    bad = []
+    for row, batch in parquet_batches(inp, text_field, on_read, lambda n, e: bad.append((n, e))):
+        for obj in batch.to_pylist():
+            row += 1
+            yield _with_text(Record(source, row, obj=obj), obj, text_field, id_field)
+    for row, e in bad:
         yield Record(source, row + 1, error=f"file is corrupt after row {row} ({e}): "
                                             f"the rest of the file cannot be read")
 
 
-def _txt_record(inp: InputFile, text_field: str, id_field: str, on_read) -> Iterator[Record]:
+def _txt_record(inp: InputFile, text_field: str, id_field: str, on_read, piece=None) -> Iterator[Record]:
     try:
         data = inp.path.read_bytes()
     except OSError as e:
@@ -396,13 +397,60 @@ def read_records(inp: InputFile, text_field: str, id_field: str, on_read=lambda 
     """Every row of one input file, in order; or, for uncompressed JSONL, of one piece of it:
     (start, end, rows before start), the rows that start in bytes [start, end), which must
     be line starts (see `line_pieces`)."""
-    if piece is not None and (inp.format != "jsonl" or inp.compression is not None):
+    if piece is not None and not formats.splittable(inp):
         raise ValueError("only uncompressed JSONL can be read in pieces")
-    if inp.format == "jsonl":
-        return _jsonl_records(inp, text_field, id_field, on_read, piece)
-    if inp.format == "parquet":
-        return _parquet_records(inp, text_field, id_field, on_read)
-    return _txt_record(inp, text_field, id_field, on_read)
+    return formats.format_of(inp).read(inp, text_field, id_field, on_read, piece)
+
+
+class TextFieldSeen:
+    """Whether any row of an input had the text field, and if none did, the fields its rows
+    had: an input in which no row has it was read with the wrong input.text_field. Pieces of
+    one file are counted apart and merged (`update`); stops looking once the field is found,
+    so `if not seen.found: seen.add(rec)` costs one attribute test per row after that."""
+
+    MAX_FIELDS = 20  # named in the message; the rest are counted
+
+    def __init__(self, text_field: str) -> None:
+        self.text_field = text_field
+        self.found = False
+        self.objects = 0              # rows that are JSON objects (or Parquet or txt rows)
+        self.fields: dict[str, None] = {}  # in order of first appearance
+        self.more = False
+
+    def add(self, rec: Record) -> None:
+        if self.found or rec.obj is None:
+            return
+        if rec.error is None or self.text_field in rec.obj:
+            self.found = True
+            return
+        self.objects += 1
+        if len(self.fields) < self.MAX_FIELDS:
+            for k in rec.obj:
+                if k not in self.fields:
+                    if len(self.fields) == self.MAX_FIELDS:
+                        self.more = True
+                        break
+                    self.fields[k] = None
+        elif not self.more:
+            self.more = any(k not in self.fields for k in rec.obj)
+
+    def update(self, other: TextFieldSeen) -> None:
+        self.found = self.found or other.found
+        self.objects += other.objects
+        for k in other.fields:
+            if k not in self.fields and len(self.fields) < self.MAX_FIELDS:
+                self.fields[k] = None
+            elif k not in self.fields:
+                self.more = True
+        self.more = self.more or other.more
+
+    def check(self, source: str) -> None:
+        """Raises when rows were read and none had the text field (no rows: an empty input)."""
+        if self.found or not self.objects:
+            return
+        seen = ", ".join(self.fields) + (", ..." if self.more else "") if self.fields else "none"
+        raise SadedupError(f"input {source}: no row has the text field {self.text_field!r} (fields seen: {seen}); "
+                           f"set input.text_field")
 
 
 PIECE_BYTES = 16 << 20  # an input smaller than this is read in one piece
@@ -420,7 +468,7 @@ def input_pieces(inputs: list[InputFile], workers: int, piece_bytes: int = PIECE
     for inp in inputs:
         size = inp.path.stat().st_size
         n = max(min(-(-size // piece_bytes), 4 * workers) if workers > 1 else 1, -(-size // MAX_PIECE_BYTES))
-        if n > 1 and inp.format == "jsonl" and inp.compression is None:
+        if n > 1 and formats.splittable(inp):
             out += [(inp, lines, lines[1] - lines[0]) for lines in line_pieces(inp, n)]
         else:
             out.append((inp, None, size))

@@ -1,9 +1,13 @@
 """Output in the input's format: JSONL (plain, .gz, .zst) or Parquet, written atomically.
 
 Kept rows whose text is unchanged are written as the very bytes they were read as (JSONL)
-or the same values (Parquet); only the text field of cut rows changes. Everything goes to
-`<output>.partial` first and is renamed into place by close(); a failed write (a full disk)
-names that file, and abort() removes it.
+or the same values (Parquet); only the text field of cut rows changes.
+
+Parquet output has one schema for every row: the Parquet inputs' schemas unified
+(formats.output_schema) and, for rows read as JSON or text, every field of every row
+(RowSchema, a pass over the rows before they are written); Parquet batches are written as
+Arrow batches cast to it. Everything goes to `<output>.partial` first and is renamed into
+place by close(); a failed write (a full disk) names that file, and abort() removes it.
 """
 from __future__ import annotations
 
@@ -16,13 +20,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import zstandard
 
+from . import formats
 from .errors import SadedupError, note_path
-from .readers import Record, detect
+from .readers import Record, expand_inputs
 
 
 def _json_value(v: Any) -> Any:
@@ -61,9 +68,14 @@ class Writer:
         self.tmp.unlink(missing_ok=True)
 
     def _row(self, rec: Record, text: str | None) -> dict:
-        obj = dict(rec.obj) if rec.obj is not None else {"id": rec.ext_id}
-        obj[self.text_field] = rec.text if text is None else text
-        return obj
+        return row_of(rec, self.text_field, text)
+
+
+def row_of(rec: Record, text_field: str, text: str | None = None) -> dict:
+    """The row a record is written as: its fields, the text `text` when given."""
+    obj = dict(rec.obj) if rec.obj is not None else {"id": rec.ext_id}
+    obj[text_field] = rec.text if text is None else text
+    return obj
 
 
 # stands for the text while the rest of a row is encoded (private-use code points)
@@ -72,7 +84,8 @@ _MARK_JSON = json.dumps(_MARK, ensure_ascii=False)
 
 
 class JsonlWriter(Writer):
-    def __init__(self, path: Path, text_field: str, compression: str | None) -> None:
+    def __init__(self, path: Path, text_field: str, compression: str | None = None,
+                 schema: pa.Schema | None = None) -> None:
         super().__init__(path, text_field)
         raw = open(self.tmp, "wb")
         if compression == "gzip":
@@ -128,36 +141,174 @@ class JsonlWriter(Writer):
         super().abort()
 
 
+class RowSchema:
+    """The schema for Parquet output of rows read as JSON or text: every field of every row,
+    in order of first appearance, after those of `start` (the Parquet inputs' schema, whose
+    metadata it keeps). Rows are added one by one (a pass over them before they are written)
+    and typed by Arrow a chunk at a time; ints and floats in one field give double. A field
+    whose values have types no promotion reconciles (text in one row, a number in another)
+    is refused, naming the field and the row."""
+
+    CHUNK = 8192
+
+    def __init__(self, output: str | Path, start: pa.Schema | None = None) -> None:
+        self.output = output
+        self.schema = start
+        self.rows: list[tuple[dict, str, int]] = []
+
+    def add(self, row: dict, source: str, n: int) -> None:
+        self.rows.append((row, source, n))
+        if len(self.rows) >= self.CHUNK:
+            self._type()
+
+    def result(self) -> pa.Schema | None:
+        self._type()
+        return self.schema
+
+    def _type(self) -> None:
+        if not self.rows:
+            return
+        try:
+            chunk = pa.schema(list(pa.array([r for r, _, _ in self.rows]).type))
+            self.schema = chunk if self.schema is None else formats.unify(
+                [(None, self.schema), (None, chunk)], lambda *a: _Conflict())
+        except (pa.ArrowException, OverflowError, _Conflict):
+            self._row_by_row()  # to name the field and the row
+        self.rows = []
+
+    def _row_by_row(self) -> None:
+        schema = self.schema
+        for row, source, n in self.rows:
+            try:
+                typed = pa.schema(list(pa.array([row]).type))
+            except (pa.ArrowException, OverflowError) as e:
+                for k, v in row.items():
+                    try:
+                        pa.array([v])
+                    except (pa.ArrowException, OverflowError) as e2:
+                        raise SadedupError(f"output {self.output}: field {k!r} in row {n} of {source} has no Parquet "
+                                           f"type ({e2}); write .jsonl output instead") from None
+                raise SadedupError(f"output {self.output}: row {n} of {source} has no Parquet type ({e}); "
+                                   f"write .jsonl output instead") from None
+
+            def conflict(name, _a, was, _b, now):
+                return SadedupError(f"output {self.output}: field {name!r} is {now} in row {n} of {source} but {was} "
+                                    f"in the rows before it; a Parquet column has one type (write .jsonl output "
+                                    f"instead)")
+
+            schema = typed if schema is None else formats.unify([(None, schema), (None, typed)], conflict)
+        self.schema = schema
+
+
+class _Conflict(Exception):
+    pass
+
+
+def _conform(batch: pa.RecordBatch, schema: pa.Schema, output: Path) -> pa.Table:
+    """The batch as a table of `schema`: its columns cast, in the schema's order, the
+    schema's other columns null."""
+    names = batch.schema.names
+    cols = []
+    for f in schema:
+        if f.name not in names:
+            cols.append(pa.nulls(batch.num_rows, f.type))
+            continue
+        col = batch.column(names.index(f.name))
+        if col.type != f.type:
+            try:
+                col = col.cast(f.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+                raise SadedupError(f"output {output}: column {f.name!r} of {col.type} cannot be written as "
+                                   f"{f.type} ({e})") from None
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _with_texts(batch: pa.RecordBatch, text_field: str, texts: dict[int, str]) -> pa.RecordBatch:
+    """The batch with the text of row i replaced by texts[i], in the column's own type."""
+    i = batch.schema.get_field_index(text_field)
+    col = batch.column(i)
+    plain = col if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else col.cast(pa.large_string())
+    mask = np.zeros(len(col), dtype=bool)
+    at = sorted(texts)
+    mask[at] = True
+    new = pc.replace_with_mask(plain, pa.array(mask), pa.array([texts[j] for j in at], plain.type))
+    if new.type != col.type:
+        new = new.cast(col.type)
+    cols = batch.columns
+    cols[i] = new
+    return pa.RecordBatch.from_arrays(cols, schema=batch.schema)
+
+
 class ParquetWriter(Writer):
+    """Rows one by one (write: rows read as JSON or text, or Parquet rows as dicts) or Parquet
+    batches whole (write_batch), all in one schema: give it, covering every row (see
+    formats.output_schema and RowSchema); without one, the first rows written decide it.
+    Row groups are of about BATCH rows, in the order written."""
+
     BATCH = 8192
 
-    def __init__(self, path: Path, text_field: str, schema: pa.Schema | None) -> None:
+    def __init__(self, path: Path, text_field: str, compression: str | None = None,
+                 schema: pa.Schema | None = None) -> None:
         super().__init__(path, text_field)
         self.schema = schema
-        self.buf: list[dict] = []
+        self.buf: list[dict] = []          # rows given one by one, not yet a table
+        self.pending: list[pa.Table] = []  # tables not yet written
+        self.pending_rows = 0
         self.w: pq.ParquetWriter | None = None
 
     def write(self, rec: Record, text: str | None) -> None:
         self.buf.append(self._row(rec, text))
         self.rows += 1
         if len(self.buf) >= self.BATCH:
+            self._table_of_rows()
+
+    def write_batch(self, batch: pa.RecordBatch, texts: dict[int, str] | None = None) -> None:
+        """Rows of a Parquet input as they are, but the text of row i is texts[i]."""
+        self._table_of_rows()  # rows written one by one before come first
+        if self.schema is None:
+            self.schema = batch.schema
+        if not batch.num_rows:
+            return
+        if texts:
+            batch = _with_texts(batch, self.text_field, texts)
+        self._pend(_conform(batch, self.schema, self.path))
+        self.rows += batch.num_rows
+
+    def _table_of_rows(self) -> None:
+        if not self.buf:
+            return
+        if self.schema is None:
+            rs = RowSchema(self.path)
+            for j, row in enumerate(self.buf):
+                rs.add(row, "the rows written", j + 1)
+            self.schema = rs.result()
+        try:
+            table = pa.Table.from_pylist(self.buf, schema=self.schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
+            raise SadedupError(f"output {self.path}: rows do not fit one Parquet schema ({e})") from None
+        self.buf = []
+        self._pend(table)
+
+    def _pend(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.pending_rows += table.num_rows
+        if self.pending_rows >= self.BATCH:
             self._flush()
 
     def _flush(self) -> None:
-        if not self.buf:
+        """Everything given so far, written."""
+        self._table_of_rows()
+        if not self.pending:
             return
-        try:
-            table = pa.Table.from_pylist(self.buf, schema=self.schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
-            raise SadedupError(f"output {self.path}: rows do not fit one Parquet schema ({e})") from None
+        table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
+        self.pending, self.pending_rows = [], 0
         try:
             if self.w is None:
-                self.schema = table.schema
-                self.w = pq.ParquetWriter(self.tmp, table.schema)
+                self.w = pq.ParquetWriter(self.tmp, self.schema)
             self.w.write_table(table)
         except OSError as e:
             raise note_path(e, self.tmp)
-        self.buf = []
 
     def close(self) -> None:
         self._flush()
@@ -181,11 +332,10 @@ class ParquetWriter(Writer):
 
 def check_output(path: str | Path, inputs: list[str | Path] = ()) -> None:
     """Refuses, before any work, an output sadedup cannot write or must not: an unknown format,
-    a missing folder, a folder, one of the inputs, a file inside an input folder."""
+    a missing folder, a folder, one of the inputs, a file inside an input folder, Parquet
+    output of Parquet inputs whose schemas do not merge (formats.output_schema)."""
     path = Path(path)
-    kind = detect(path)
-    if kind is None or kind.format == "txt":
-        raise SadedupError(f"output {path}: name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet")
+    fmt, _ = formats.output_kind(path)
     if not path.parent.is_dir():
         raise SadedupError(f"output {path}: folder {path.parent} does not exist")
     if path.is_dir():
@@ -196,12 +346,12 @@ def check_output(path: str | Path, inputs: list[str | Path] = ()) -> None:
             raise SadedupError(f"output {path} is one of the inputs; write it elsewhere")
         if i.is_dir() and real.is_relative_to(i.resolve()):
             raise SadedupError(f"output {path} is inside the input folder {i}; write it elsewhere")
+    if fmt.name == "parquet" and inputs:
+        formats.output_schema(expand_inputs(list(inputs))[0])
 
 
 def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = None) -> Writer:
     """A writer for the output path's format, named by its suffix."""
     check_output(path)
-    kind = detect(Path(path))
-    if kind.format == "parquet":
-        return ParquetWriter(path, text_field, parquet_schema)
-    return JsonlWriter(path, text_field, kind.compression)
+    fmt, compression = formats.output_kind(path)
+    return fmt.open_writer(Path(path), text_field, compression, parquet_schema)

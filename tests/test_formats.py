@@ -1,0 +1,305 @@
+"""Formats as a registry (issue 12, items 4 and 5): detection, folders of shards with their
+metadata files, Parquet schemas across shards and across JSONL rows, inputs that yield no
+document, and JSON output that keeps every byte of a row but its text.
+
+Run-level problems stop the run with one exact line on stderr naming the file; rows whose
+text did not change come out as the bytes they were read as (JSONL).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from helpers import db_rows
+from test_bad_input import FAST, assert_one_line, input_errors, line, src, texts, write_lines
+
+from sadedup import formats
+from sadedup.errors import SadedupError
+from sadedup.readers import TextFieldSeen, detect, parse_json_row
+from sadedup.writers import check_output
+
+SUBSTRING = [*FAST, "--set", "stages=substring"]
+
+
+def run(cli, tmp_path, *inputs, out="out.jsonl", args=SUBSTRING, check=True):
+    ins = [x for i in inputs for x in ("--input", i)]
+    # --quiet: a run stopped part way prints only its error
+    return cli("--quiet", "run", *ins, "--output", tmp_path / out, "--workdir", tmp_path / "w", *args, check=check)
+
+
+def quoting(t: list[str], fresh: str) -> tuple[str, str]:
+    """A text that quotes 100 characters of t[0] after a fresh part, and what the substring
+    stage leaves of it (the quote cut, with keep=first)."""
+    return fresh + " " + t[0][:100], fresh + " "
+
+
+# ---- the registry
+
+def test_suffix_lists_come_from_the_registry():
+    assert formats.listed() == ".jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt"
+    assert formats.listed(output=True) == ".jsonl, .jsonl.gz, .jsonl.zst or .parquet"
+    assert [f.name for f in formats.FORMATS] == ["jsonl", "parquet", "txt"]
+    assert [f.name for f in formats.FORMATS if f.writer] == ["jsonl", "parquet"]
+
+
+@pytest.mark.parametrize("name, named, in_folder", [
+    ("data.jsonl", ("jsonl", None), ("jsonl", None)),
+    ("DATA.JSONL.GZ", ("jsonl", "gzip"), ("jsonl", "gzip")),
+    ("x.ndjson.zst", ("jsonl", "zstd"), ("jsonl", "zstd")),
+    ("x.jsonl.zstd", ("jsonl", "zstd"), ("jsonl", "zstd")),
+    ("train-00000-of-00002.parquet", ("parquet", None), ("parquet", None)),
+    ("x.pq", ("parquet", None), ("parquet", None)),
+    ("doc.txt", ("txt", None), ("txt", None)),
+    # a plain .json is read when named, but inside a folder it is a metadata file
+    ("rows.json", ("jsonl", None), None),
+    ("dataset_infos.json", ("jsonl", None), None),
+    ("c4-train.00000-of-01024.json.gz", ("jsonl", "gzip"), ("jsonl", "gzip")),  # as C4 ships
+    ("x.parquet.gz", None, None),
+    ("doc.txt.gz", None, None),  # was taken for text and read as compressed bytes
+    ("README.md", None, None),
+    (".gitattributes", None, None),
+    ("data.arrow", None, None),
+])
+def test_detect(name, named, in_folder):
+    def kind(inp):
+        return None if inp is None else (inp.format, inp.compression)
+    assert kind(detect(Path(name))) == named
+    assert kind(detect(Path(name), in_folder=True)) == in_folder
+
+
+def test_output_names(tmp_path):
+    for ok in ("o.jsonl", "o.jsonl.gz", "o.jsonl.zst", "o.ndjson", "o.parquet"):
+        check_output(tmp_path / ok)
+    for bad in ("o.txt", "o.csv", "o.json", "o.parquet.gz", "o"):
+        with pytest.raises(SadedupError, match=r"name it \.jsonl, \.jsonl\.gz, \.jsonl\.zst or \.parquet$"):
+            check_output(tmp_path / bad)
+
+
+# ---- files that are not data, inside a folder
+
+def _hf_shards(d: Path, t: list[str]) -> tuple[pa.Schema, list[dict]]:
+    """A Hugging Face dataset as the Hub stores it: Parquet shards under data/ whose schema
+    carries the `huggingface` metadata, a dataset card, dataset_infos.json, .gitattributes."""
+    (d / "data").mkdir(parents=True)
+    features = {"id": {"dtype": "int64", "_type": "Value"}, "text": {"dtype": "large_string", "_type": "Value"},
+                "score": {"dtype": "float32", "_type": "Value"}}
+    schema = pa.schema([("id", pa.int64()), ("text", pa.large_string()), ("score", pa.float32())],
+                       metadata={"huggingface": json.dumps({"info": {"features": features}})})
+    rows = [{"id": i, "text": x, "score": i / 4} for i, x in enumerate(t)]
+    half = len(rows) // 2
+    for k, part in enumerate((rows[:half], rows[half:])):
+        pq.write_table(pa.Table.from_pylist(part, schema=schema), d / "data" / f"train-0000{k}-of-00002.parquet")
+    (d / "README.md").write_text("---\nlicense: mit\n---\n# A dataset\n")
+    (d / "dataset_infos.json").write_text(json.dumps({"default": {"features": features}}, indent=2))
+    (d / ".gitattributes").write_text("*.parquet filter=lfs diff=lfs merge=lfs -text\n")
+    return schema, rows
+
+
+def test_huggingface_folder(cli, tmp_path):
+    t = texts(6, 30)
+    d = tmp_path / "dataset"
+    schema, rows = _hf_shards(d, t)
+    (d / "state.json").write_text('{"_fingerprint": "abc"}')
+    (d / "data" / "dataset_info.json").write_text('{"text": "not a row"}')
+    run(cli, tmp_path, d, out="out.parquet")
+    w = tmp_path / "w"
+    why_json = "a .json file inside a folder is taken for metadata: not read (name it with --input to read its rows)"
+    use = f"(use {formats.listed()})"
+    assert input_errors(w) == sorted([
+        (str(d / ".gitattributes"), None, f"unsupported file type (none): not read {use}"),
+        (str(d / "README.md"), None, f"unsupported file type .md: not read {use}"),
+        (str(d / "data" / "dataset_info.json"), None, why_json),
+        (str(d / "dataset_infos.json"), None, why_json),
+        (str(d / "state.json"), None, why_json),
+    ])
+    assert db_rows(w, "SELECT count(*) FROM documents")[0][0] == len(rows)
+    out = pq.read_table(tmp_path / "out.parquet")
+    assert out.schema.equals(schema, check_metadata=True)
+    assert out.to_pylist() == rows
+
+
+def test_json_named_explicitly_is_read_as_jsonl(cli, tmp_path):
+    t = texts(2, 31)
+    lines = [line(1, t[0]), line(2, t[1])]
+    inp = write_lines(tmp_path / "rows.json", lines)
+    run(cli, tmp_path, inp)
+    assert (tmp_path / "out.jsonl").read_bytes() == b"".join(x + b"\n" for x in lines)
+
+
+def test_folder_with_no_data_file(cli, tmp_path):
+    """A folder saved by datasets' save_to_disk (Arrow files and JSON metadata): nothing in it
+    is read, which is an error, not a run over nothing."""
+    d = tmp_path / "saved"
+    d.mkdir()
+    (d / "data-00000-of-00001.arrow").write_bytes(b"ARROW1")
+    (d / "dataset_info.json").write_text("{}")
+    (d / "state.json").write_text("{}")
+    p = run(cli, tmp_path, d, check=False)
+    assert_one_line(p, f"input folder {d}: no file in it is read (3 skipped: data-00000-of-00001.arrow, "
+                       f"dataset_info.json, state.json); use {formats.listed()}")
+    assert not (tmp_path / "w").exists()
+
+
+# ---- Parquet output: one schema for all the inputs
+
+def test_parquet_shards_with_differing_schemas_are_unified(cli, tmp_path):
+    t = texts(6, 32)
+    cut_in, cut_out = quoting(t, texts(1, 33, words=40)[0])
+    d = tmp_path / "shards"
+    d.mkdir()
+    meta = {b"huggingface": b'{"info": {}}'}
+    a = pa.table({"id": pa.array([1, 2, 3], pa.int32()), "text": pa.array(t[:3], pa.large_string()),
+                  "score": pa.array([0.5, 1.5, 2.5])}).replace_schema_metadata(meta)
+    b = pa.table({"id": pa.array([4, 5, 6], pa.int64()), "text": pa.array([t[3], cut_in, t[4]], pa.large_string()),
+                  "lang": ["en", "fr", "de"]})
+    pq.write_table(a, d / "a.parquet")
+    pq.write_table(b, d / "b.parquet")
+    run(cli, tmp_path, d, out="out.parquet")
+    assert input_errors(tmp_path / "w") == []
+    out = pq.read_table(tmp_path / "out.parquet")
+    assert out.schema == pa.schema([("id", pa.int64()), ("text", pa.large_string()), ("score", pa.float64()),
+                                    ("lang", pa.string())])
+    assert out.schema.metadata == meta
+    assert out.to_pylist() == [
+        {"id": 1, "text": t[0], "score": 0.5, "lang": None}, {"id": 2, "text": t[1], "score": 1.5, "lang": None},
+        {"id": 3, "text": t[2], "score": 2.5, "lang": None}, {"id": 4, "text": t[3], "score": None, "lang": "en"},
+        {"id": 5, "text": cut_out, "score": None, "lang": "fr"}, {"id": 6, "text": t[4], "score": None, "lang": "de"}]
+
+
+def test_parquet_schema_conflict_refused_before_any_work(cli, tmp_path):
+    t = texts(4, 34)
+    d = tmp_path / "shards"
+    d.mkdir()
+    pq.write_table(pa.table({"text": t[:2], "meta": ["x", "y"]}), d / "a.parquet")
+    pq.write_table(pa.table({"text": t[2:], "meta": [1, 2]}), d / "b.parquet")
+    p = run(cli, tmp_path, d, out="out.parquet", check=False)
+    assert_one_line(p, f"inputs {d / 'a.parquet'} and {d / 'b.parquet'}: column 'meta' is string in the first and "
+                       f"int64 in the second; a Parquet output has one type per column (write .jsonl output instead)")
+    assert not (tmp_path / "w").exists()
+    # JSONL output has no such limit
+    run(cli, tmp_path, d, out="out.jsonl")
+    assert [json.loads(x)["meta"] for x in (tmp_path / "out.jsonl").read_text().splitlines()] == ["x", "y", 1, 2]
+
+
+def test_jsonl_rows_with_different_fields_to_parquet(cli, tmp_path):
+    """Every field of every row comes out, null where a row lacks it, even a field first seen
+    after the first batch the writer buffers."""
+    n = 8300
+    t = texts(n, 35, words=8)
+    first = texts(1, 36, words=30)[0]
+    cut_in, cut_out = quoting([first], texts(1, 37, words=40)[0])
+    rows = [{"id": 0, "text": first}] + [{"id": i + 1, "text": x} for i, x in enumerate(t)]
+    rows[2]["url"] = "https://example.com/2"
+    rows[5]["score"] = 1
+    rows[6]["score"] = 2.5
+    rows[7]["text"] = cut_in
+    rows[7]["tags"] = ["a", "b"]
+    rows[-1]["late"] = {"k": [1, 2]}
+    inp = write_lines(tmp_path / "in.jsonl", [json.dumps(r).encode() for r in rows])
+    run(cli, tmp_path, inp, out="out.parquet")
+    assert input_errors(tmp_path / "w") == []
+    out = pq.read_table(tmp_path / "out.parquet")
+    assert out.schema.names == ["id", "text", "url", "score", "tags", "late"]
+    assert out.schema.field("score").type == pa.float64()
+    got = out.to_pylist()
+    assert len(got) == len(rows)
+    blank = dict.fromkeys(out.schema.names)
+    want = [blank | r for r in rows]
+    want[7]["text"] = cut_out
+    assert got[:10] == want[:10] and got[-1] == want[-1]
+    assert got == want
+
+
+def test_jsonl_field_type_conflict_to_parquet_is_refused(cli, tmp_path):
+    t = texts(3, 38)
+    lines = [json.dumps({"id": 1, "text": t[0], "score": 3}).encode(),
+             json.dumps({"id": 2, "text": t[1]}).encode(),
+             json.dumps({"id": 3, "text": t[2], "score": "high"}).encode()]
+    inp = write_lines(tmp_path / "in.jsonl", lines)
+    p = run(cli, tmp_path, inp, out="out.parquet", check=False)
+    assert_one_line(p, f"output {tmp_path / 'out.parquet'}: field 'score' is string in row 3 of {src(inp)} but int64 "
+                       f"in the rows before it; a Parquet column has one type (write .jsonl output instead)")
+    assert not (tmp_path / "out.parquet").exists()
+    run(cli, tmp_path, inp, out="out.jsonl")
+    assert (tmp_path / "out.jsonl").read_bytes() == b"".join(x + b"\n" for x in lines)
+
+
+# ---- inputs that yield no document
+
+@pytest.mark.xfail(strict=True, reason="needs ingest to call readers.TextFieldSeen (issue 12 item 4; the ingest "
+                                       "edit is the other engineer's): remove this mark once it does")
+def test_text_field_in_no_row(cli, tmp_path):
+    t = texts(3, 39)
+    good = write_lines(tmp_path / "a.jsonl", [line(1, t[0])])
+    inp = write_lines(tmp_path / "b.jsonl", [line(2, t[1]), json.dumps({"id": 3, "url": "u", "text": t[2]}).encode()])
+    p = run(cli, tmp_path, good, inp, args=[*SUBSTRING, "--set", "input.text_field=body"], check=False)
+    assert_one_line(p, f"input {src(good)}: no row has the text field 'body' (fields seen: id, text); "
+                       f"set input.text_field")
+    # a file where some rows have it is fine: the others are row errors
+    both = write_lines(tmp_path / "c.jsonl", [json.dumps({"id": 1, "body": t[0]}).encode(), line(2, t[1])])
+    cli("run", "--input", both, "--output", tmp_path / "o2.jsonl", "--workdir", tmp_path / "w2", *SUBSTRING,
+        "--set", "input.text_field=body")
+    assert input_errors(tmp_path / "w2") == [(src(both), 2, "missing text field 'body'")]
+
+
+def test_text_field_seen_over_pieces():
+    """What ingest keeps per piece of a file and merges in order: the field found in any
+    piece is found; in none, the fields of all pieces are named, in order of appearance."""
+    def piece(*objs, bad=0):
+        seen = TextFieldSeen("body")
+        for i, o in enumerate(objs):
+            seen.add(parse_json_row(json.dumps(o).encode(), "f", i + 1, "body", "id"))
+        for _ in range(bad):
+            seen.add(parse_json_row(b"{not json", "f", 9, "body", "id"))
+        return seen
+
+    merged = TextFieldSeen("body")
+    for p in (piece({"id": 1, "text": "a"}), piece({"url": "u"}, bad=2), piece({"id": 2, "body": None})):
+        merged.update(p)
+    merged.check("f")  # a null body is still the field: those are row errors
+    merged = TextFieldSeen("body")
+    for p in (piece({"id": 1, "text": "a"}), piece(bad=3), piece({"url": "u", "id": 2})):
+        merged.update(p)
+    with pytest.raises(SadedupError, match=r"^input f: no row has the text field 'body' \(fields seen: id, text, "
+                                           r"url\); set input.text_field$"):
+        merged.check("f")
+    piece(bad=5).check("f")  # no row was an object: nothing says the field is wrong
+    wide = piece(*({f"k{i}": i} for i in range(30)))
+    with pytest.raises(SadedupError, match=r"\(fields seen: k0, k1, .*, k19, \.\.\.\)"):
+        wide.check("f")
+
+
+@pytest.mark.parametrize("name, kind", [("in.jsonl.gz", "gzip"), ("in.jsonl.zst", "zstd")])
+def test_plain_file_named_compressed(cli, tmp_path, name, kind):
+    t = texts(2, 40)
+    good = write_lines(tmp_path / "a.jsonl", [line(1, t[0])])
+    inp = write_lines(tmp_path / name, [line(2, t[1])])
+    p = run(cli, tmp_path, good, inp, check=False)
+    assert_one_line(p, f"input {inp}: not a {kind} file (it starts with b'{{\"id'); name it for what it holds")
+    assert not (tmp_path / "w").exists()
+    # inside a folder too
+    d = tmp_path / "corpus"
+    d.mkdir()
+    inner = write_lines(d / name, [line(2, t[1])])
+    p = run(cli, tmp_path, d, check=False)
+    assert_one_line(p, f"input {inner}: not a {kind} file (it starts with b'{{\"id'); name it for what it holds")
+
+
+def test_gzip_damaged_at_its_start(cli, tmp_path):
+    """The gzip header is right but the data is not: no row can be read, which is the file's
+    problem, not a row's."""
+    t = texts(2, 41)
+    good = write_lines(tmp_path / "a.jsonl", [line(1, t[0])])
+    data = bytearray(gzip.compress(line(2, t[1]) + b"\n"))
+    data[10:20] = b"\xff" * 10
+    inp = tmp_path / "b.jsonl.gz"
+    inp.write_bytes(bytes(data))
+    p = run(cli, tmp_path, good, inp, check=False)
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    (msg,) = p.stderr.strip().splitlines()
+    assert msg.startswith(f"sadedup: error: input {src(inp)}: not a readable gzip file (")
+    assert msg.endswith("): no row of it can be read")

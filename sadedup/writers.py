@@ -1,7 +1,11 @@
 """Output in the input's format: JSONL (plain, .gz, .zst) or Parquet, written atomically.
 
 Kept rows whose text is unchanged are written as the very bytes they were read as (JSONL)
-or the same values (Parquet); only the text field of cut rows changes.
+or the same values (Parquet); only the text field of cut rows changes. A cut JSONL row is
+the line as it was read with only the text's value replaced (`splice_text`): numbers such as
+1e400, NaN literals, escapes and lone surrogates in its other fields stay as they were. Rows
+that were not JSON (Parquet, txt) are encoded as json.dumps does, but a float that JSON has
+no number for (NaN, infinity) is written as null.
 
 Parquet output has one schema for every row: the Parquet inputs' schemas unified
 (formats.output_schema) and, for rows read as JSON or text, every field of every row
@@ -16,7 +20,9 @@ import datetime as _dt
 import decimal
 import gzip
 import json
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +54,88 @@ def _json_value(v: Any) -> Any:
         except UnicodeDecodeError:
             return base64.b64encode(b).decode("ascii")
     raise TypeError(f"{type(v).__name__} has no JSON form")
+
+
+def _finite(v: Any) -> Any:
+    """The value with every NaN or infinite float (nested too) as None."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
+# ---- the text's value in a JSON line, found without decoding the rest
+
+_WS = re.compile(rb"[ \t\n\r]*")
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_SCALAR = re.compile(rb"-?(?:Infinity|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|NaN|true|false|null")
+_NESTED = re.compile(rb'["{}\[\]]')
+
+
+def _skip_value(raw: bytes, i: int) -> int:
+    """Where the JSON value starting at raw[i] ends."""
+    c = raw[i:i + 1]
+    if c == b'"':
+        return _STRING.match(raw, i).end()
+    if c in (b"{", b"["):
+        depth = 0
+        while True:
+            m = _NESTED.search(raw, i)
+            if m.group() == b'"':
+                i = _STRING.match(raw, m.start()).end()
+                continue
+            depth += 1 if m.group() in (b"{", b"[") else -1
+            i = m.end()
+            if depth == 0:
+                return i
+    return _SCALAR.match(raw, i).end()
+
+
+def text_span(raw: bytes, field: str) -> tuple[int, int] | None:
+    """The byte range of the value of top-level key `field` in a JSON object line that
+    json.loads reads (escaped keys compared decoded; the last of repeated keys, as json.loads
+    takes it), or None when the line is not such an object or has no such key."""
+    plain = json.dumps(field, ensure_ascii=False).encode("utf-8")
+    span = None
+    try:
+        i = _WS.match(raw, 0).end()
+        if raw[i:i + 1] != b"{":
+            return None
+        i = _WS.match(raw, i + 1).end()
+        if raw[i:i + 1] == b"}":
+            return None
+        while True:
+            m = _STRING.match(raw, i)
+            key = m.group()
+            i = _WS.match(raw, m.end()).end()
+            if raw[i:i + 1] != b":":
+                return None
+            start = _WS.match(raw, i + 1).end()
+            end = _skip_value(raw, start)
+            if key == plain or (b"\\" in key and json.loads(key) == field):
+                span = (start, end)
+            i = _WS.match(raw, end).end()
+            c = raw[i:i + 1]
+            if c == b"}":
+                return span
+            if c != b",":
+                return None
+            i = _WS.match(raw, i + 1).end()
+    except (AttributeError, ValueError):  # a pattern that did not match: not the JSON expected
+        return None
+
+
+def splice_text(raw: bytes, field: str, text: str) -> bytes | None:
+    """The JSON line with the value of its text field replaced by `text` (encoded as
+    json.dumps(text, ensure_ascii=False) encodes it) and every other byte as it was; None
+    when the line has no such field."""
+    span = text_span(raw, field)
+    if span is None:
+        return None
+    return b"".join((raw[:span[0]], orjson.dumps(text), raw[span[1]:]))
 
 
 class Writer:
@@ -99,9 +187,9 @@ class JsonlWriter(Writer):
 
     def write(self, rec: Record, text: str | None) -> None:
         """text None: unchanged."""
-        if text is None and rec.raw is not None:
+        if rec.raw is not None and text is None:
             line = rec.raw
-        else:
+        elif rec.raw is None or (line := splice_text(rec.raw, self.text_field, text)) is None:
             line = self._encode(self._row(rec, text))
         try:
             self.f.write(line)
@@ -112,14 +200,23 @@ class JsonlWriter(Writer):
 
     def _encode(self, row: dict) -> bytes:
         """json.dumps(row, ensure_ascii=False), byte for byte, but the text (most of the
-        bytes) is escaped by orjson: the same escapes for every code point, 10x faster."""
+        bytes) is escaped by orjson: the same escapes for every code point, 10x faster.
+        NaN and infinite floats are written as null (JSON has no such numbers)."""
+        try:
+            return self._dumps(row)
+        except UnicodeEncodeError:  # a lone surrogate (json.loads reads them): written as its escape
+            return json.dumps(_finite(row), default=_json_value, allow_nan=False).encode("utf-8")
+        except ValueError:  # "Out of range float values are not JSON compliant"
+            return self._encode(_finite(row))
+
+    def _dumps(self, row: dict) -> bytes:
         text = row.get(self.text_field)
         if not isinstance(text, str) or len(text) < 1024:
-            return json.dumps(row, ensure_ascii=False, default=_json_value).encode("utf-8")
-        head = json.dumps({**row, self.text_field: _MARK}, ensure_ascii=False, default=_json_value)
+            return json.dumps(row, ensure_ascii=False, default=_json_value, allow_nan=False).encode("utf-8")
+        head = json.dumps({**row, self.text_field: _MARK}, ensure_ascii=False, default=_json_value, allow_nan=False)
         i = head.find(_MARK_JSON)
         if i < 0 or head.find(_MARK_JSON, i + 1) >= 0:  # the marker inside another field
-            return json.dumps(row, ensure_ascii=False, default=_json_value).encode("utf-8")
+            return json.dumps(row, ensure_ascii=False, default=_json_value, allow_nan=False).encode("utf-8")
         return b"".join((head[:i].encode("utf-8"), orjson.dumps(text), head[i + len(_MARK_JSON):].encode("utf-8")))
 
     def close(self) -> None:

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from helpers import db_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_bad_input import FAST, assert_one_line, input_errors, line, src, texts, write_lines
 
 from sadedup import formats
 from sadedup.errors import SadedupError
 from sadedup.readers import TextFieldSeen, detect, parse_json_row
-from sadedup.writers import check_output
+from sadedup.writers import check_output, splice_text
 
 SUBSTRING = [*FAST, "--set", "stages=substring"]
 
@@ -35,6 +38,13 @@ def quoting(t: list[str], fresh: str) -> tuple[str, str]:
     """A text that quotes 100 characters of t[0] after a fresh part, and what the substring
     stage leaves of it (the quote cut, with keep=first)."""
     return fresh + " " + t[0][:100], fresh + " "
+
+
+def strict_json(raw: bytes):
+    """JSON as the standard has it: NaN and Infinity are not numbers."""
+    def refuse(token):
+        raise ValueError(f"not JSON: {token}")
+    return json.loads(raw, parse_constant=refuse)
 
 
 # ---- the registry
@@ -303,3 +313,104 @@ def test_gzip_damaged_at_its_start(cli, tmp_path):
     (msg,) = p.stderr.strip().splitlines()
     assert msg.startswith(f"sadedup: error: input {src(inp)}: not a readable gzip file (")
     assert msg.endswith("): no row of it can be read")
+
+
+# ---- JSON output: the input's own bytes outside the text
+
+def test_cut_rows_keep_every_other_byte(cli, tmp_path):
+    t = texts(6, 42)
+    fresh = texts(5, 43, words=40)
+    cuts = [quoting(t, f) for f in fresh]
+    enc = [json.dumps(c[0]).encode() for c in cuts]
+    lines = [
+        line(0, t[0]),
+        # numbers beyond a double: valid JSON, to be written as they were, never as Infinity
+        b'{"id":1,"big":1e400,"neg":-1e400,"list":[1E+400,{"k":-1e400}],"text":' + enc[0] + b"}",
+        # NaN and Infinity literals (Python's json takes them): kept as they are
+        b'{"id": 2, "score": NaN, "inf": -Infinity, "text": ' + enc[1] + b"}",
+        # a lone surrogate in another field, and a field escaped differently than json.dumps would
+        b'{"id": 3, "note": "caf\\u00e9 \\ud800", "text": ' + enc[2] + b', "after": "\\/"}',
+        # the text field twice: the last one is the text (as json.loads reads it), its key escaped
+        b'{"text": "a decoy", "id": 4, "te\\u0078t": ' + enc[3] + b"}",
+        # odd spacing around the text
+        b'{ "id" : 5 ,\t"text"\t:\t' + enc[4] + b" , \"z\" : [ ] }",
+        line(6, t[1]),
+    ]
+    inp = write_lines(tmp_path / "in.jsonl", lines)
+    run(cli, tmp_path, inp)
+    assert input_errors(tmp_path / "w") == []
+    got = (tmp_path / "out.jsonl").read_bytes().split(b"\n")[:-1]
+    # the quote is cut from each (a little more where the fresh texts end alike)
+    spans = dict(db_rows(tmp_path / "w", "SELECT doc_id, char_start FROM spans WHERE char_end = ?",
+                         (len(cuts[0][0]),)))
+    assert sorted(spans) == [1, 2, 3, 4, 5] and all(spans[i] <= len(cuts[i - 1][1]) for i in spans)
+    want = [lines[0]] + [x.replace(e, json.dumps(c[0][:spans[i + 1]], ensure_ascii=False).encode())
+                         for i, (x, e, c) in enumerate(zip(lines[1:6], enc, cuts))] + [lines[6]]
+    assert want[4].startswith(b'{"text": "a decoy"')  # the decoy stays
+    assert got == want
+
+
+def test_parquet_nan_and_infinity_to_jsonl_are_null(cli, tmp_path):
+    t = texts(4, 44)
+    inp = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [1, 2, 3, 4], "text": t, "score": [math.nan, math.inf, -math.inf, 0.5],
+                             "v": [[math.nan, 1.0], [], None, [2.0]]}), inp)
+    run(cli, tmp_path, inp)
+    got = [strict_json(x) for x in (tmp_path / "out.jsonl").read_bytes().splitlines()]
+    assert got == [{"id": 1, "text": t[0], "score": None, "v": [None, 1.0]},
+                   {"id": 2, "text": t[1], "score": None, "v": []},
+                   {"id": 3, "text": t[2], "score": None, "v": None},
+                   {"id": 4, "text": t[3], "score": 0.5, "v": [2.0]}]
+
+
+# the splice itself, on rows json.loads reads
+
+_keys = st.sampled_from(["id", "url", "text", "te\\u0078t", "meta", "t\\\"x", "\\u00e9"])
+_scalars = st.sampled_from([b"1", b"-0.5e-3", b"1e400", b"NaN", b"-Infinity", b"true", b"null", b'"a\\"b"',
+                            b'"\\ud800"', b'"caf\xc3\xa9"', b'"{[\\\\"'])
+_ws = st.sampled_from([b"", b" ", b"\t", b"\r\n  "])
+
+
+@st.composite
+def _values(draw, depth=0):
+    if depth > 2 or draw(st.booleans()):
+        return draw(_scalars)
+    items = draw(st.lists(_values(depth + 1), max_size=3))
+    if draw(st.booleans()):
+        return b"[" + b",".join(draw(_ws) + v + draw(_ws) for v in items) + b"]"
+    return b"{" + b",".join(b'"' + draw(_keys).encode() + b'":' + draw(_ws) + v for v in items) + b"}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_splice_replaces_exactly_the_text_value(data):
+    """Any row json.loads reads (NaN, numbers beyond a double, escaped and repeated keys, a
+    "text" key inside nested values, any spacing): only the last top-level text value changes."""
+    def is_text(k: str) -> bool:
+        return json.loads(f'"{k}"') == "text"
+
+    keys = data.draw(st.lists(_keys, min_size=1, max_size=6))
+    if not any(map(is_text, keys)):
+        keys.insert(data.draw(st.integers(0, len(keys))), data.draw(st.sampled_from(["text", "te\\u0078t"])))
+    members = []  # (before the value, the value, after it)
+    for k in keys:
+        if is_text(k):
+            v = json.dumps(data.draw(st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)),
+                           ensure_ascii=data.draw(st.booleans())).encode()
+        else:
+            v = data.draw(_values())
+        members.append((data.draw(_ws) + b'"' + k.encode() + b'"' + data.draw(_ws) + b":" + data.draw(_ws), v,
+                        data.draw(_ws)))
+    lead, trail = data.draw(_ws), data.draw(_ws)
+
+    def row(ms):
+        return lead + b"{" + b",".join(a + v + b for a, v, b in ms) + b"}" + trail
+
+    raw = row(members)
+    obj = json.loads(raw)
+    new = data.draw(st.text(st.characters(blacklist_categories=("Cs",)), max_size=30))
+    last = max(i for i, k in enumerate(keys) if is_text(k))
+    members[last] = (members[last][0], json.dumps(new, ensure_ascii=False).encode(), members[last][2])
+    out = splice_text(raw, "text", new)
+    assert out == row(members)
+    assert json.dumps(json.loads(out)) == json.dumps(obj | {"text": new})

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 import shutil
 import time
@@ -85,6 +87,13 @@ class SignatureChunk:
         return _chunk_task(self.root, self.folder, self.k, self.i, self.j, self.cfg)
 
 
+@contextmanager
+def _timed(times: dict[str, float], phase: str) -> Iterator[None]:
+    t0 = time.perf_counter()
+    yield
+    times[phase] = time.perf_counter() - t0
+
+
 class MinHash(Stage):
     name = "minhash"
     version = VERSION
@@ -101,18 +110,45 @@ class MinHash(Stage):
                 f"{d['dropped']} near duplicate(s) dropped in {d['clusters']} cluster(s)")
 
     def work(self, ctx: Context, key: str) -> dict[str, Any]:
-        ws, wf = ctx.ws, ctx.wf
-        cfg = wf.minhash
-        t0 = time.perf_counter()
+        ws, cfg = ctx.ws, ctx.wf.minhash
         times: dict[str, float] = {}
         cs = mh.config_string(cfg)
         curve = mh.s_curve(cfg.bands, cfg.rows)
         say(f"minhash {cs}: P(candidate | Jaccard J) = "
             + ", ".join(f"{p:.3f} at {j:g}" for j, p in curve.items()))
-
         doc_ids, n_chars = candidate_documents(ws, self.name)
-        n = len(doc_ids)
         folder = self.folder(ctx, key)
+        with _timed(times, "signatures"):
+            dirs, chunks = self._signatures(ctx, key, folder, doc_ids)
+        with _timed(times, "banding"):
+            nsh, pi, pj = self._candidate_pairs(dirs, cfg, len(doc_ids))
+        with _timed(times, "verify"):
+            nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg)
+        with _timed(times, "cluster"):
+            floor = mh.drift_floor(cfg.threshold)
+            kept_ids, member_ids, cluster, sims = self._clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim,
+                                                                 similarity, floor, cfg)
+        with _timed(times, "database"):
+            counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims)
+        (folder / "sets.npy").unlink(missing_ok=True)
+        components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
+            if len(ei) else 0
+        _, offsets = open_texts(ws.root)
+        return {
+            "config": cs, "s_curve": {str(j): round(p, 4) for j, p in curve.items()},
+            "verify": cfg.verify, "threshold": cfg.threshold, "drift_floor": round(floor, 6), "keep": cfg.keep,
+            "documents": len(doc_ids), "no_shingle": int((nsh == 0).sum()),
+            "bytes": int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0,
+            "chunks": len(chunks), "candidate_pairs": int(len(pi)), "verified_pairs": int(len(ei)),
+            "components": components, "clusters": counts["clusters"], "dropped": counts["dropped"],
+            "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(sum(times.values()), 3)},
+            "folder": str(folder.relative_to(ws.root)),
+            "digest": decisions_digest(kept_ids, member_ids, cluster, sims),
+        }
+
+    def _signatures(self, ctx: Context, key: str, folder: Path, doc_ids: np.ndarray) -> tuple[list[Path], list]:
+        """1. Signatures, a chunk of documents per task; finished chunks are kept."""
+        ws, cfg = ctx.ws, ctx.wf.minhash
         if folder.parent.exists():
             for other in folder.parent.iterdir():  # results of other settings: never read again
                 if other != folder:
@@ -121,20 +157,19 @@ class MinHash(Stage):
         docs_key = xxhash.xxh3_64_hexdigest(doc_ids.tobytes())
         if not (folder / "docs.npy").exists() or not np.array_equal(np.load(folder / "docs.npy"), doc_ids):
             save_npy(folder / "docs.npy", doc_ids)
-
-        # 1. signatures, chunk by chunk
-        texts, offsets = open_texts(ws.root)
+        _, offsets = open_texts(ws.root)
         chunks = list(text_chunks(offsets, doc_ids, CHUNK_BYTES, CHUNK_DOCS))
         dirs = [folder / f"chunk_{k:05d}" for k in range(len(chunks))]
         self.map_shards(ctx, self.name, "minhash", [
             ShardJob(k, chain(key, docs_key, k, i, j), [dirs[k] / f for f in CHUNK_FILES],
                      SignatureChunk(str(ws.root), str(folder), k, i, j, dataclasses.asdict(cfg)))
             for k, (i, j) in enumerate(chunks)])
-        total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if n else 0
-        times["signatures"] = time.perf_counter() - t0
+        return dirs, chunks
 
-        # 2. banding
-        t1 = time.perf_counter()
+    @staticmethod
+    def _candidate_pairs(dirs: list[Path], cfg: MinhashConfig, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """2. Banding: per band, equal band hashes of documents with a shingle make candidate
+        pairs (candidate positions, i < j, each pair once). Also the shingles per document."""
         nsh = np.concatenate([np.load(d / "nsh.npy") for d in dirs] + [np.zeros(0, np.int64)])
         has = np.flatnonzero(nsh > 0)
         pis, pjs = [], []
@@ -148,10 +183,12 @@ class MinHash(Stage):
                 pis, pjs = [u[0]], [u[1]]
         pi, pj = mh.unique_pairs(np.concatenate(pis + [np.zeros(0, np.int64)]),
                                  np.concatenate(pjs + [np.zeros(0, np.int64)]), max(n, 1))
-        times["banding"] = time.perf_counter() - t1
+        return nsh, pi, pj
 
-        # 3. verification: nodes are the documents in some candidate pair
-        t1 = time.perf_counter()
+    def _verified(self, ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg: MinhashConfig):
+        """3. Verification of every candidate pair: the nodes (documents in some pair), the
+        verified edges between them with their similarity, and the similarity function."""
+        texts, offsets = open_texts(ws.root)
         nodes = np.unique(np.concatenate([pi, pj]))
         ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
         if cfg.verify == "exact":
@@ -160,14 +197,15 @@ class MinHash(Stage):
             similarity = self._estimate_similarity(dirs, chunks, nodes, cfg)
         esim = similarity(ei, ej)
         ok = esim >= cfg.threshold
-        ei, ej, esim = ei[ok], ej[ok], esim[ok]
-        times["verify"] = time.perf_counter() - t1
+        return nodes, ei[ok], ej[ok], esim[ok], similarity
 
-        # 4. clusters and keep rule
-        t1 = time.perf_counter()
+    @staticmethod
+    def _clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim, similarity, floor: float, cfg: MinhashConfig):
+        """4. Union-find clusters cut at the drift floor, the keep rule: (kept doc ids,
+        member doc ids, cluster of each member, similarity to the kept one), clusters
+        numbered in the order of their kept documents, members in document order."""
         values = rule_values(ws, cfg.keep, say) if len(ei) else None
         rank = keep_rank(cfg.keep, doc_ids, n_chars, values)[nodes]
-        floor = mh.drift_floor(cfg.threshold)
         cl = mh.cluster(len(nodes), ei, ej, esim, rank, similarity, floor)
         kept, member = nodes[cl.kept], nodes[cl.member]          # candidate positions
         by_kept = np.argsort(kept)
@@ -176,25 +214,7 @@ class MinHash(Stage):
         kept, cluster = kept[by_kept], renum[cl.cluster]
         o = np.lexsort((member, cluster))
         member, cluster, sims = member[o], cluster[o], cl.similarity[o]
-        times["cluster"] = time.perf_counter() - t1
-        t1 = time.perf_counter()
-        kept_ids, member_ids = doc_ids[kept], doc_ids[member]
-        counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims)
-        times["database"] = time.perf_counter() - t1
-        (folder / "sets.npy").unlink(missing_ok=True)
-        components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
-            if len(ei) else 0
-        detail = {
-            "config": cs, "s_curve": {str(j): round(p, 4) for j, p in curve.items()},
-            "verify": cfg.verify, "threshold": cfg.threshold, "drift_floor": round(floor, 6), "keep": cfg.keep,
-            "documents": n, "no_shingle": int((nsh == 0).sum()), "bytes": total, "chunks": len(chunks),
-            "candidate_pairs": int(len(pi)), "verified_pairs": int(len(ei)), "components": components,
-            "clusters": counts["clusters"], "dropped": counts["dropped"],
-            "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(time.perf_counter() - t0, 3)},
-            "folder": str(folder.relative_to(ws.root)),
-            "digest": decisions_digest(kept_ids, member_ids, cluster, sims),
-        }
-        return detail
+        return doc_ids[kept], doc_ids[member], cluster, sims
 
     @staticmethod
     def _estimate_similarity(dirs, chunks, nodes: np.ndarray, cfg: MinhashConfig):

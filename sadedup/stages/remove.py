@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import db, faults, native
+from .. import db, faults, graph, native
 from ..progress import bar
 from ..store import TextStore
 from ..tokenizers import char_spans
@@ -156,7 +156,7 @@ class Remove(Stage):
         rch = np.concatenate(removed_chars + none)
         cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
         status = np.where(drp, "dropped", "kept")
-        reason = np.where(drp, "substring_coverage", None)
+        reason = np.where(drp, graph.node("remove").reason, None)
         faults.point("remove.db")
         ws.prov.replace_spans("remove", ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
                                          "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],

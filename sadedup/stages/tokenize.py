@@ -19,13 +19,13 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import ConfigError, SadedupError
+from ..keep import candidate_documents
 from .. import faults
 from ..progress import bar, say
 from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
 from ..store import TextStore
 from ..workspace import save_npy, save_npy_bytes
 from .base import Context, Stage, chain
-from .docs import substring_candidates
 from .sizing import split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
@@ -109,7 +109,7 @@ class Tokenize(Stage):
 
         ws, wf = ctx.ws, ctx.wf
         store = TextStore(ws.root)
-        doc_ids = substring_candidates(ws)
+        doc_ids = candidate_documents(ws, self.name)[0]
         sizes = store.nbytes(doc_ids)
         budget = parse_size(wf.substring.tokenizer_sample, "substring.tokenizer_sample")
         stride = max(1, int(np.ceil(sizes.sum() / max(budget, 1))))
@@ -191,7 +191,7 @@ class Tokenize(Stage):
     def visiting_order(ctx: Context) -> np.ndarray:
         """The substring stage's documents in the order it visits them: input order, or by
         input.priority (highest first, ties and documents without a number by input order)."""
-        doc_ids = substring_candidates(ctx.ws)
+        doc_ids = candidate_documents(ctx.ws, "tokenize")[0]
         name = ctx.wf.input.priority
         if not name:
             return doc_ids

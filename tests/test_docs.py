@@ -29,3 +29,10 @@ def test_readme_shows_every_command():
 def test_readme_describes_every_table():
     missing = [t for t in metadata.tables if f"`{t}`" not in README]
     assert not missing, f"README never describes: {missing}"
+
+
+def test_readme_describes_every_column():
+    """Users write SQL against these columns: each is named in the README's tables."""
+    missing = [f"{t.name}.{c.name}" for t in metadata.tables.values() for c in t.columns
+               if not re.search(rf"(^|[|,(] *){c.name}\b", README, re.M)]
+    assert not missing, f"README never describes: {missing}"

@@ -179,15 +179,14 @@ def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
                 waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
                 try:
                     key = stage.key(ctx)
-                except SadedupError as e:
-                    state, why = "pending", str(e)
-                else:
                     if waiting:
                         state, why = "stale", f"{waiting[0]} is not current"
                     elif row.key != key:
                         state, why = "stale", _what_changed(stage, ctx, row)
                     elif not stage.done(ctx, key):
                         state, why = "stale", "its files are missing or damaged"
+                except SadedupError as e:  # what it needs is not there (no output named yet, say)
+                    state, why = "pending", str(e)
             current[n.name] = state == "done"
             out.append({"stage": n.name, "state": state, "why": why})
     finally:

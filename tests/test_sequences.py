@@ -226,3 +226,43 @@ def test_an_interrupted_run_says_so_and_resumes(tmp_path, sig, code):
     fresh_args[fresh_args.index(str(tmp_path / "o.jsonl"))] = str(tmp_path / "o2.jsonl")
     assert subprocess.run(fresh_args, capture_output=True, env=env).returncode == 0
     assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "o2.jsonl").read_bytes()
+
+
+def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_path):
+    """Schema 1 (no spans.method, no stages.key, user_version 0): opened for writing, it gets
+    the new columns and indexes, and the next run redoes what it cannot vouch for."""
+    import sqlite3
+
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    want = out.read_bytes()
+    con = sqlite3.connect(w / "sadedup.db")
+    con.executescript("""
+        DROP INDEX spans_method; DROP INDEX documents_ext_id; DROP INDEX documents_source_row;
+        DROP INDEX documents_status_reason;
+        ALTER TABLE spans DROP COLUMN method; ALTER TABLE stages DROP COLUMN key; PRAGMA user_version = 0;
+    """)
+    con.close()
+    (w / ".sadedup-workdir").unlink()  # made before markers: its database says it is sadedup's
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    assert out.read_bytes() == want
+    assert db_rows(w, "PRAGMA user_version") == [(2,)]
+    assert db_rows(w, "SELECT DISTINCT method FROM spans") == [("substring",)]
+    assert db_rows(w, "SELECT count(*) FROM stages WHERE status = 'done' AND key IS NULL") == [(0,)]
+    assert {r[0] for r in db_rows(w, "SELECT name FROM sqlite_master WHERE type = 'index'")} >= {
+        "spans_method", "documents_ext_id", "documents_source_row", "documents_status_reason"}
+    assert (w / ".sadedup-workdir").exists()
+
+
+def test_a_damaged_state_or_database_is_one_line_and_restart_recovers(cli, corpus, tmp_path):
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    want = out.read_bytes()
+    for name in ("state.json", "sadedup.db"):
+        (w / name).write_bytes(b"garbage, not what sadedup wrote")
+        for f in w.glob("sadedup.db-*"):
+            f.unlink()
+        p = cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, check=False)
+        one_line_refusal(p, name, "--restart")
+        cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+        assert out.read_bytes() == want

@@ -215,14 +215,23 @@ def sql(workdir: WorkdirArg, query: Annotated[str, typer.Argument(help="One SQL 
         sys.stdout.write(insp.format_rows(cols, rows, format))
 
 
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})  # a negative doc_id is not an option
 def explain(workdir: WorkdirArg, doc: Annotated[str, typer.Argument(help="A doc_id, or the value of the "
-                                                                        "input's id field.")]):
+                                                                        "input's id field.")],
+            by_id: Annotated[bool, typer.Option("--id", help="DOC is a value of the input's id field.")] = False,
+            by_doc_id: Annotated[bool, typer.Option("--doc-id", help="DOC is a doc_id.")] = False):
     """Say why a document was kept, cut or dropped, showing each removed span beside the
-    earlier text it duplicated."""
-    info = insp.explain(workdir, doc)
+    earlier text it duplicated. A number is taken as a doc_id (and it says so when it is also
+    a document's id); --id or --doc-id decide.
+
+    Example: sadedup explain work/ doc-00042"""
+    if by_id and by_doc_id:
+        raise SadedupError("give --id or --doc-id, not both")
+    info = insp.explain(workdir, doc, "id" if by_id else "doc_id" if by_doc_id else None)
     d = info["document"]
     out = type(console)(highlight=False, width=200)
+    if info.get("note"):
+        out.print(f"note: {info['note']}")
     verdict = d["status"] if d["reason"] is None else f"{d['status']} ({d['reason']})"
     if d["status"] == "kept" and info["spans"]:
         verdict = f"kept, cut in {len(info['spans'])} place(s)"

@@ -6,6 +6,7 @@ executemany in one transaction, with WAL journaling, so millions of span rows co
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -132,10 +133,13 @@ def _pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
-def open_db(workdir: Path, create: bool = True) -> Engine:
+def open_db(workdir: Path, create: bool = True, readonly: bool = False) -> Engine:
     """The work folder's database; creates the schema (or brings an older one up to date)
-    when asked. A file that is not a SQLite database is a one-line error."""
+    when asked. A file that is not a SQLite database is a one-line error. `readonly`: a
+    connection that cannot write (see open_readonly), for reading a folder one may not write."""
     path = Path(workdir) / DB_NAME
+    if readonly:
+        return create_engine("sqlite://", creator=lambda: open_readonly(Path(workdir)))
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", _pragmas)
     if create:
@@ -149,6 +153,23 @@ def open_db(workdir: Path, create: bool = True) -> Engine:
             raise SadedupError(f"{path} is not a readable sadedup database ({orig}); "
                                f"`--restart` starts the work folder over") from None
     return engine
+
+
+def settle(engine: Engine) -> None:
+    """At the end of a command: the write-ahead log folded into the database and the journal
+    back to a plain rollback file, so a reader afterwards (sql, status, explain) creates no
+    file in the work folder. Writers switch to WAL again when they connect."""
+    path = engine.url.database
+    engine.dispose()
+    try:
+        con = sqlite3.connect(path)
+        try:
+            con.execute("PRAGMA busy_timeout=2000")
+            con.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            con.close()
+    except sqlite3.Error:
+        pass  # a reader holds it: the WAL stays, which is only untidy
 
 
 def _migrate(engine: Engine) -> None:
@@ -169,11 +190,36 @@ def _migrate(engine: Engine) -> None:
             c.exec_driver_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def open_readonly(workdir: Path) -> sqlite3.Connection:
-    """A connection that cannot write: SQLite itself refuses any write statement."""
+# statements a read-only query may not make: ATTACH creates a file, VACUUM INTO writes one
+_DENIED = {sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH}
+
+
+def _read_only_authorizer(action: int, arg1, arg2, db_name, trigger) -> int:
+    if action in _DENIED or (action == sqlite3.SQLITE_PRAGMA and arg2 is not None):  # PRAGMA x = value
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+def _uri(path: Path, immutable: bool) -> str:
+    from urllib.parse import quote
+
+    return f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def readonly_uri(workdir: Path) -> str:
+    """A read-only URI of the database. A reader who cannot write the folder cannot make the
+    WAL's shared-memory file, so the database is opened immutable there (no writer can be at
+    work in a folder nobody may write)."""
     path = Path(workdir) / DB_NAME
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    return _uri(path, not os.access(path.parent, os.W_OK))
+
+
+def open_readonly(workdir: Path) -> sqlite3.Connection:
+    """A connection that cannot write, anywhere: SQLite refuses write statements, and the
+    statements that would create or write other files (ATTACH, VACUUM INTO) are denied."""
+    conn = sqlite3.connect(readonly_uri(Path(workdir)), uri=True)
     conn.execute("PRAGMA query_only=ON")
+    conn.set_authorizer(_read_only_authorizer)
     return conn
 
 

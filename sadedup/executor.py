@@ -122,7 +122,7 @@ class LocalExecutor:
         """Starts the workers now, without waiting for them: they boot and import `modules`
         on the other cores while the driver ingests."""
         if self.workers > 1:
-            for _ in range(self.workers):
+            for _ in range(min(self.workers, os.cpu_count() or 1)):
                 self._submit(_import, tuple(modules))
 
     def close(self, abort: bool = False) -> None:

@@ -46,7 +46,7 @@ def sql(workdir: str | Path, query: str) -> tuple[list[str], list[tuple]]:
         return cols, cur.fetchall()
     except sqlite3.Error as e:
         msg = str(e)
-        if "readonly" in msg or "read-only" in msg or "query_only" in msg:
+        if "readonly" in msg or "read-only" in msg or "query_only" in msg or "authoriz" in msg:
             msg = "the database is opened read-only: statements that write are refused"
         raise SadedupError(f"sql: {msg}") from None
     finally:
@@ -69,24 +69,35 @@ def _text(workdir: Path, doc_id: int) -> str:
     return TextStore(workdir).text(doc_id)
 
 
-def explain(workdir: str | Path, doc: str) -> dict[str, Any]:
-    """Why a document (doc_id, or its id field) was kept, cut or dropped, span by span."""
+def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, Any]:
+    """Why a document was kept, cut or dropped, span by span. `doc` is a doc_id or a value of
+    the input's id field; `by` ("doc_id" or "id") says which, else a number is a doc_id and
+    the answer's "note" says when it is also some document's id."""
     workdir = Path(workdir)
     con = _ro(workdir)
     con.row_factory = sqlite3.Row
     try:
-        row = None
-        number = int(doc) if doc.lstrip("-").isdigit() and -(1 << 63) <= int(doc) < (1 << 63) else None
-        if number is not None:
-            row = con.execute("SELECT * FROM documents WHERE doc_id = ?", (number,)).fetchone()
-        if row is None:  # by the id field, as text or as a number (both through documents_ext_id)
-            found = con.execute("SELECT * FROM documents WHERE ext_id = ? UNION SELECT * FROM documents "
-                                "WHERE ext_id = ? ORDER BY doc_id LIMIT 2", (doc, number)).fetchall()
-            if len(found) > 1:
-                raise SadedupError(f"id {doc!r} names several documents; give a doc_id")
-            row = found[0] if found else None
+        number = int(doc) if doc.strip().lstrip("-").isdigit() and -(1 << 63) <= int(doc) < (1 << 63) else None
+        by_doc_id = con.execute("SELECT * FROM documents WHERE doc_id = ?", (number,)).fetchone() \
+            if number is not None and by != "id" else None
+        # by the id field, as text or as a number (both through the index documents_ext_id)
+        by_id = con.execute("SELECT * FROM documents WHERE ext_id = ? UNION SELECT * FROM documents "
+                            "WHERE ext_id = ? ORDER BY doc_id LIMIT 2", (doc, number)).fetchall() \
+            if by != "doc_id" else []
+        note = None
+        if by_doc_id is not None:
+            row = by_doc_id
+            if by_id and by is None:
+                other = by_id[0]["doc_id"]
+                note = (f"{doc} is taken as a doc_id; the document whose id is {doc} is doc_id {other} "
+                        f"(use --id)" if other != row["doc_id"] else None)
+        else:
+            if len(by_id) > 1:
+                raise SadedupError(f"id {doc!r} names several documents; give a doc_id (--doc-id)")
+            row = by_id[0] if by_id else None
         if row is None:
-            raise SadedupError(f"no document with doc_id or id {doc!r} in {workdir}")
+            what = {"doc_id": "doc_id", "id": "id"}.get(by or "", "doc_id or id")
+            raise SadedupError(f"no document with {what} {doc!r} in {workdir}")
         doc_id = row["doc_id"]
         text = _text(workdir, doc_id)
         spans = []
@@ -98,6 +109,6 @@ def explain(workdir: str | Path, doc: str) -> dict[str, Any]:
         clusters = [dict(r) for r in con.execute(
             "SELECT c.cluster_id, c.method, c.size, c.kept_doc_id, c.keep_rule, m.similarity FROM cluster_members m "
             "JOIN clusters c USING (cluster_id) WHERE m.doc_id = ?", (doc_id,))]
-        return {"document": dict(row), "spans": spans, "clusters": clusters}
+        return {"document": dict(row), "spans": spans, "clusters": clusters, "note": note}
     finally:
         con.close()

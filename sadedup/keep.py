@@ -100,6 +100,9 @@ def rule_values(ws: Workspace, rule: str, say=None) -> np.ndarray | None:
     name = rule.split(":", 1)[1]
     wf = ws.workflow
     values, found = column_values(ws, name, wf.input.text_field, wf.input.id_field)
+    if found == 0 and len(values):
+        raise SadedupError(f"keep rule {rule}: no document has a number in field {name!r}; name a numeric field "
+                           f"of the input")
     if say is not None and found < len(values):
         say(f"keep rule {rule}: {len(values) - found} of {len(values)} documents have no number in field "
             f"{name!r}; they rank last")

@@ -9,18 +9,19 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import __version__, graph
+from . import __version__, db, graph
 from .config import Workflow, apply_overrides, load_workflow
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
 from .stages.base import Context, Stage
-from .stages.sizing import MIN_SPLIT_TOKENS, shard_tokens
+from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
 from .workspace import Workspace
 from .writers import check_output
@@ -71,7 +72,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     """The work folder, locked and configured for this command. Everything that can be
     checked without the folder is checked before it is touched."""
     wf = load_workflow(workflow, overrides)
-    shard_tokens(wf)  # a shard size over the budget is refused before any work
+    check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None
     root = Path(workdir).resolve()
@@ -115,7 +116,7 @@ def _reopen(workdir: str | Path, overrides: list[str] | None) -> Workspace:
     try:
         if overrides:
             wf = apply_overrides(ws.workflow, overrides)
-            shard_tokens(wf)
+            check_budget(wf)
             ws.configure(wf, None, None)
             _retire(ws)
     except BaseException:
@@ -135,6 +136,7 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
     """A `runs` row for a command that changes the work folder, its executor, and the lock
     for its duration. An interrupted command drops its workers' tasks at once."""
     wf = ws.workflow
+    _warn_machine(wf)
     run_id = ws.prov.start_run(command, __version__, json.dumps(_resolved(wf), sort_keys=True),
                                json.dumps((ws.read_state() or {}).get("inputs")))
     ctx = Context(ws, make_executor(executor, wf.run.n_workers))
@@ -151,8 +153,26 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
         try:
             ctx.executor.close(abort=abort)
             ws.prov.finish_run(run_id, status, error)
+            db.settle(ws.engine)
         finally:
             ws.unlock()
+
+
+def _warn_machine(wf: Workflow) -> None:
+    """Settings this machine cannot give: said, not refused (they are the user's call)."""
+    from .progress import say
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if wf.run.n_workers > cores:
+        say(f"sadedup: warning: run.workers={wf.run.n_workers} but this machine gives {cores} core(s); "
+            f"no more processes than tasks are started")
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return
+    if wf.run.budget_bytes > total:
+        say(f"sadedup: warning: run.memory_budget={wf.run.memory_budget} is more than this machine's "
+            f"{total / 1e9:.1f} GB of memory; shards sized for it may not fit")
 
 
 def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
@@ -197,7 +217,7 @@ def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
 def status(workdir: str | Path, verify: bool = False) -> list[dict[str, Any]]:
     """Every stage of the work folder's workflow with its state and why (see `standing`);
     artifacts are checked by size, or with `verify` read back and checksummed."""
-    return standing(Workspace(workdir), verify=verify)
+    return standing(Workspace(workdir, readonly=True), verify=verify)
 
 
 def _what_changed(stage: Stage, ctx: Context, row) -> str:

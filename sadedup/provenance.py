@@ -28,7 +28,11 @@ class Provenance:
 
     # ---- runs
     def start_run(self, command: str, version: str, config: str, inputs: str) -> int:
+        """A new `runs` row. Called under the folder's lock, so a row still `running` is one
+        whose process died without a word (SIGKILL, power): it is marked so."""
         with self.engine.begin() as c:
+            c.exec_driver_sql("UPDATE runs SET status = 'interrupted', error = 'the process ended without finishing' "
+                              "WHERE status = 'running'")
             return c.execute(db.runs.insert().values(command=command, started_at=db.now(), status="running",
                                                      version=version, config=config, inputs=inputs)
                              ).inserted_primary_key[0]

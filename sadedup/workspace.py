@@ -174,8 +174,9 @@ class Workspace:
     """A work folder. It carries a marker file from its creation on: sadedup writes into, and
     `--restart` empties, only folders it made, and then only what it wrote there."""
 
-    def __init__(self, root: str | Path, create: bool = False) -> None:
+    def __init__(self, root: str | Path, create: bool = False, readonly: bool = False) -> None:
         self.root = Path(root)
+        self.readonly = readonly
         if create:
             if self.root.exists() and not self.root.is_dir():
                 raise SadedupError(f"work folder {self.root} is a file")
@@ -203,7 +204,7 @@ class Workspace:
     @property
     def engine(self):
         if self._engine is None:
-            self._engine = db.open_db(self.root)
+            self._engine = db.open_db(self.root, readonly=self.readonly)
         return self._engine
 
     @property

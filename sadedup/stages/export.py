@@ -13,9 +13,12 @@ task writes its piece to a part file next to the output, and the parts are joine
 """
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import sqlite3
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,6 +218,29 @@ def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.
     return pieces, sizes
 
 
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """One writer per output path, whichever work folder it comes from: the loser of two
+    exports to one file is told, instead of both renaming their file over the other's."""
+    lock = out.with_name(f".{out.name}.sadedup-lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            raise SadedupError(f"output {out} is being written by another sadedup run"
+                               f"{f' (pid {other})' if other else ''}; wait for it or write elsewhere") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+
+
 def _join(parts: list[Path], out: Path) -> None:
     """The part files, one after another, into `out`."""
     with replaced(out, ".partial") as w:
@@ -245,10 +271,14 @@ class Export(Stage):
         return f"export: {d['rows']} document(s) written to {d['output']} ({d['cut']} with passages cut)"
 
     def work(self, ctx: Context, key: str) -> dict[str, Any]:
-        ws, wf = ctx.ws, ctx.wf
         out = self._output(ctx)
-        if out.resolve().is_relative_to(ws.root.resolve()):
-            raise SadedupError(f"output {out} is inside the work folder {ws.root}; write it elsewhere")
+        if out.resolve().is_relative_to(ctx.ws.root.resolve()):
+            raise SadedupError(f"output {out} is inside the work folder {ctx.ws.root}; write it elsewhere")
+        with output_lock(out):
+            return self._write(ctx, out)
+
+    def _write(self, ctx: Context, out: Path) -> dict[str, Any]:
+        ws, wf = ctx.ws, ctx.wf
         recorded = ws.read_state()["inputs"]
         inputs, _ = expand_inputs([d["path"] for d in recorded])
         for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row

@@ -81,3 +81,22 @@ def max_document_tokens(wf: Workflow) -> int:
     """A document longer than this cannot be built in memory even alone in its shard."""
     per_token = BUILD_BYTES_PER_TOKEN[token_width(wf)]
     return max(1, usable_budget(wf) // per_token)
+
+
+def minhash_chunk_bytes(wf: Workflow) -> int:
+    """Memory of one signature task: its documents' signatures (uint32 per permutation) and
+    band hashes (uint64 per band), for a full chunk."""
+    from .minhash import CHUNK_DOCS
+
+    return CHUNK_DOCS * (4 * wf.minhash.num_perm + 8 * wf.minhash.bands)
+
+
+def check_budget(wf: Workflow) -> None:
+    """Every setting whose memory grows with it, against the budget, before any work."""
+    shard_tokens(wf)
+    if "minhash" in wf.stages:
+        need, per_worker = minhash_chunk_bytes(wf), usable_budget(wf) // max(wf.run.n_workers, 1)
+        if need > per_worker // 2:
+            raise ConfigError(f"minhash.num_perm={wf.minhash.num_perm} needs {need >> 20} MB per worker for its "
+                              f"signatures, more than run.memory_budget={wf.run.memory_budget} allows with "
+                              f"{wf.run.n_workers} worker(s) ({per_worker // 2 >> 20} MB); lower it or raise the budget")

@@ -88,6 +88,9 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
     if output is not None:
         check_output(output, list(inputs or []))
+        if not os.access(Path(output).resolve().parent, os.W_OK):  # found before any work, not at export
+            raise SadedupError(f"output {output}: cannot write in {Path(output).resolve().parent} (permission denied "
+                               f"or a read-only file system)")
     ws = Workspace(workdir, create=True)
     ws.lock()
     try:

@@ -127,3 +127,18 @@ def test_more_workers_or_memory_than_the_machine_has_is_said(cli, done, tmp_path
             "--set", "substring.min_length=20", "--workers", "64", "--memory-budget", "64GB")
     assert "run.workers=64 but this machine gives" in p.stderr
     assert "more than this machine's" in p.stderr
+
+
+def test_an_output_folder_one_cannot_write_is_refused_before_any_work(cli, done, tmp_path):
+    inp, _ = done
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {p.stderr.strip()}")
+    try:
+        p = cli("run", "--input", inp, "--output", ro / "o.jsonl", "--workdir", tmp_path / "w", check=False)
+        refused(p, "cannot write in", "read-only")
+        assert not (tmp_path / "w").exists()
+    finally:
+        subprocess.run(["umount", "-l", str(ro)], check=False)

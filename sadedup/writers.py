@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import decimal
+import functools
 import gzip
 import json
 import math
@@ -69,25 +70,42 @@ def _finite(v: Any) -> Any:
 
 # ---- the text's value in a JSON line, found without decoding the rest
 
-_WS = re.compile(rb"[ \t\n\r]*")
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_WS = b" \t\n\r"
 _SCALAR = re.compile(rb"-?(?:Infinity|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|NaN|true|false|null")
 _NESTED = re.compile(rb'["{}\[\]]')
+_QUOTE, _BACKSLASH = 0x22, 0x5C
+
+
+def _string_end(raw: bytes, i: int) -> int:
+    """Where the JSON string starting at raw[i] (a quote) ends: the first quote after it not
+    escaped by an odd run of backslashes (bytes.find: most of a line is its text)."""
+    j = i + 1
+    while True:
+        k = raw.find(b'"', j)
+        if k < 0:
+            raise ValueError("unterminated string")
+        b = k - 1
+        while raw[b] == _BACKSLASH:
+            b -= 1
+        if (k - 1 - b) % 2 == 0:
+            return k + 1
+        j = k + 1
 
 
 def _skip_value(raw: bytes, i: int) -> int:
     """Where the JSON value starting at raw[i] ends."""
-    c = raw[i:i + 1]
-    if c == b'"':
-        return _STRING.match(raw, i).end()
-    if c in (b"{", b"["):
+    c = raw[i]
+    if c == _QUOTE:
+        return _string_end(raw, i)
+    if c in b"{[":
         depth = 0
         while True:
             m = _NESTED.search(raw, i)
-            if m.group() == b'"':
-                i = _STRING.match(raw, m.start()).end()
+            c = raw[m.start()]
+            if c == _QUOTE:
+                i = _string_end(raw, m.start())
                 continue
-            depth += 1 if m.group() in (b"{", b"[") else -1
+            depth += 1 if c in b"{[" else -1
             i = m.end()
             if depth == 0:
                 return i
@@ -98,34 +116,50 @@ def text_span(raw: bytes, field: str) -> tuple[int, int] | None:
     """The byte range of the value of top-level key `field` in a JSON object line that
     json.loads reads (escaped keys compared decoded; the last of repeated keys, as json.loads
     takes it), or None when the line is not such an object or has no such key."""
-    plain = json.dumps(field, ensure_ascii=False).encode("utf-8")
+    plain = _key_bytes(field)
     span = None
     try:
-        i = _WS.match(raw, 0).end()
-        if raw[i:i + 1] != b"{":
+        i = 0
+        while raw[i] in _WS:
+            i += 1
+        if raw[i] != 0x7B:  # {
             return None
-        i = _WS.match(raw, i + 1).end()
-        if raw[i:i + 1] == b"}":
+        i += 1
+        while raw[i] in _WS:
+            i += 1
+        if raw[i] == 0x7D:  # }
             return None
         while True:
-            m = _STRING.match(raw, i)
-            key = m.group()
-            i = _WS.match(raw, m.end()).end()
-            if raw[i:i + 1] != b":":
+            if raw[i] != _QUOTE:
                 return None
-            start = _WS.match(raw, i + 1).end()
-            end = _skip_value(raw, start)
+            k = _string_end(raw, i)
+            key = raw[i:k]
+            while raw[k] in _WS:
+                k += 1
+            if raw[k] != 0x3A:  # :
+                return None
+            start = k + 1
+            while raw[start] in _WS:
+                start += 1
+            i = end = _skip_value(raw, start)
             if key == plain or (b"\\" in key and json.loads(key) == field):
                 span = (start, end)
-            i = _WS.match(raw, end).end()
-            c = raw[i:i + 1]
-            if c == b"}":
+            while raw[i] in _WS:
+                i += 1
+            if raw[i] == 0x7D:
                 return span
-            if c != b",":
+            if raw[i] != 0x2C:  # ,
                 return None
-            i = _WS.match(raw, i + 1).end()
-    except (AttributeError, ValueError):  # a pattern that did not match: not the JSON expected
+            i += 1
+            while raw[i] in _WS:
+                i += 1
+    except (AttributeError, IndexError, ValueError):  # not the JSON expected
         return None
+
+
+@functools.lru_cache(maxsize=8)
+def _key_bytes(field: str) -> bytes:
+    return json.dumps(field, ensure_ascii=False).encode("utf-8")
 
 
 def splice_text(raw: bytes, field: str, text: str) -> bytes | None:

@@ -90,6 +90,8 @@ def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, tmp_path):
                                        ([], full, full_decisions),
                                        (["--set", "stages=substring"], sub, sub_decisions),
                                        (["--set", "stages=exact,substring"], None, None),
+                                       (["--set", "substring.prefilter=false"], full, full_decisions),
+                                       (["--set", "substring.min_length=30"], None, None),
                                        ([], full, full_decisions)]:
         cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, *args)
         if want is not None:

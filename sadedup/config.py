@@ -112,9 +112,9 @@ class SubstringConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    # "auto" = 40% of the machine's memory; or a size like "4GB", "512MB"
+    # "auto" = 40% of the memory this process may use; or a size like "4GB", "512MB"
     memory_budget: str = "auto"
-    # 0 = every core
+    # 0 = every core this process may run on
     workers: int = 0
 
     def validate(self) -> None:
@@ -127,7 +127,7 @@ class RunConfig:
 
     @property
     def n_workers(self) -> int:
-        return self.workers or os.cpu_count() or 1
+        return self.workers or machine_cores()
 
 
 @dataclass(frozen=True)
@@ -162,16 +162,72 @@ class Workflow:
 
 _SECTIONS = {f.name: f for f in fields(Workflow) if f.name != "stages"}
 
+# What the machine gives this process: the cores it may run on (its CPU affinity, which
+# container runtimes and `taskset` restrict) and the memory its control group allows.
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+PROC_CGROUP = Path("/proc/self/cgroup")
+_UNLIMITED = 1 << 60  # cgroup v1 says "no limit" with a number near 2^63
+
+
+def machine_cores() -> int:
+    """Cores this process may run on: its CPU affinity where the system has one."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except OSError:
+            pass
+    return os.cpu_count() or 1
+
+
+def physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def cgroup_memory_limit() -> int | None:
+    """The smallest memory limit of this process's control group and those above it:
+    cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`; None when there is none."""
+    own: dict[str, str] = {}  # "" (v2) or "memory" (v1) -> the group's path
+    try:
+        for line in PROC_CGROUP.read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if controllers == "":
+                own[""] = path
+            elif "memory" in controllers.split(","):
+                own["memory"] = path
+    except (OSError, ValueError):
+        pass
+    limits = []
+    for mount, name in (("", "memory.max"), ("memory", "memory.limit_in_bytes")):
+        top = CGROUP_ROOT / mount if mount else CGROUP_ROOT
+        d = top / own.get(mount, "/").strip("/")
+        while True:  # the group, then each group above it up to the mount point
+            try:
+                text = (d / name).read_text().strip()
+            except OSError:
+                text = ""
+            if text.isdigit() and 0 < int(text) < _UNLIMITED:
+                limits.append(int(text))
+            if d == top or top not in d.parents:
+                break
+            d = d.parent
+    return min(limits) if limits else None
+
+
+def machine_memory() -> int:
+    """Memory this process may use: the machine's, or its control group's limit if smaller."""
+    total = physical_memory()
+    limit = cgroup_memory_limit()
+    return min(total, limit) if limit else total
+
 
 def parse_size(text: str, key: str) -> int:
-    """'4GB' -> 4e9 bytes, 'auto' -> 40% of physical memory."""
+    """'4GB' -> 4e9 bytes, 'auto' -> 40% of the memory this process may use (machine_memory)."""
     t = str(text).strip().upper().replace(" ", "")
     if t == "AUTO":
-        try:
-            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        except (ValueError, OSError):
-            total = 8 << 30
-        return int(total * 0.4)
+        return int(machine_memory() * 0.4)
     units = {"TIB": 1 << 40, "GIB": 1 << 30, "MIB": 1 << 20, "KIB": 1 << 10,
              "TB": 10**12, "GB": 10**9, "MB": 10**6, "KB": 10**3, "T": 10**12, "G": 10**9,
              "M": 10**6, "K": 10**3, "B": 1}

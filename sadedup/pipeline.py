@@ -163,19 +163,17 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
 
 def _warn_machine(wf: Workflow) -> None:
     """Settings this machine cannot give: said, not refused (they are the user's call)."""
-    from .progress import say
+    from .config import machine_cores, machine_memory
+    from .progress import warn
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = machine_cores()
     if wf.run.n_workers > cores:
-        say(f"sadedup: warning: run.workers={wf.run.n_workers} but this machine gives {cores} core(s); "
-            f"no more processes than tasks are started")
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        return
+        warn(f"run.workers={wf.run.n_workers} but this machine gives {cores} core(s); "
+             f"no more processes than tasks are started")
+    total = machine_memory()
     if wf.run.budget_bytes > total:
-        say(f"sadedup: warning: run.memory_budget={wf.run.memory_budget} is more than this machine's "
-            f"{total / 1e9:.1f} GB of memory; shards sized for it may not fit")
+        warn(f"run.memory_budget={wf.run.memory_budget} is more than this machine's "
+             f"{total / 1e9:.1f} GB of memory; shards sized for it may not fit")
 
 
 def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:

@@ -1,9 +1,9 @@
 """Reading a work folder: status, read-only SQL and per-document explanations."""
 from __future__ import annotations
 
-import csv
-import io
 import json
+import math
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,18 @@ from .store import TextStore
 def _ro(workdir: str | Path) -> sqlite3.Connection:
     if not (Path(workdir) / DB_NAME).exists():
         raise SadedupError(f"{workdir} is not a sadedup work folder (no {DB_NAME})")
-    return open_readonly(Path(workdir))
+    con = open_readonly(Path(workdir))
+    # a value that is not UTF-8 (CAST(x'ff' AS TEXT)) is shown with U+FFFD, never a crash
+    con.text_factory = lambda b: b.decode("utf-8", "replace")
+    try:
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as e:
+        con.close()
+        if isinstance(e, sqlite3.OperationalError):  # the disk or the permissions, not the file
+            raise
+        raise SadedupError(f"{Path(workdir) / DB_NAME} is not a readable sadedup database ({e}); "
+                           f"`--restart` starts the work folder over") from e
+    return con
 
 
 def status(workdir: str | Path) -> list[dict[str, Any]]:
@@ -29,12 +40,14 @@ def status(workdir: str | Path) -> list[dict[str, Any]]:
         con.close()
     out = []
     for stage, shard, st, started, finished, error, detail in rows:
-        d = json.loads(detail or "{}")
-        d.pop("key", None)
-        d.pop("stamps", None)
         out.append({"stage": stage, "shard": None if shard < 0 else shard, "status": st, "started_at": started,
-                    "finished_at": finished, "error": error, "detail": d})
+                    "finished_at": finished, "error": error, "detail": public(json.loads(detail or "{}"))})
     return out
+
+
+def public(detail: dict[str, Any]) -> dict[str, Any]:
+    """A stage's detail without the bookkeeping a stage reads back (its key and stamps)."""
+    return {k: v for k, v in detail.items() if k not in ("key", "stamps")}
 
 
 def sql(workdir: str | Path, query: str) -> tuple[list[str], list[tuple]]:
@@ -53,16 +66,83 @@ def sql(workdir: str | Path, query: str) -> tuple[list[str], list[tuple]]:
         con.close()
 
 
+FORMATS = ("table", "csv", "json", "jsonl")
+
+
+def plain(value: Any) -> Any:
+    """A value as JSON has it: a BLOB as its hex literal X'0a1b' (as SQLite's quote() writes
+    it), NaN and infinities as null; dicts, lists and tuples value by value."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"X'{bytes(value).hex().upper()}'"
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def to_json(obj: Any, indent: int | None = None) -> str:
+    """JSON text of plain(obj), UTF-8 as it is (no ASCII escapes), ending in a newline."""
+    return json.dumps(plain(obj), ensure_ascii=False, indent=indent) + "\n"
+
+
+def _names(cols: list[str]) -> list[str]:
+    """Column names as object keys: a repeated name gets _2, _3, ... (SELECT 1 AS a, 2 AS a)."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in cols:
+        n = seen[c] = seen.get(c, 0) + 1
+        out.append(c if n == 1 else f"{c}_{n}")
+    return out
+
+
+def _csv_field(value: Any) -> str:
+    """RFC 4180, with NULL an empty field and the empty string "" (so they differ)."""
+    if value is None:
+        return ""
+    text = repr(value) if isinstance(value, float) else str(plain(value))
+    if text == "" or any(c in text for c in ',"\r\n') or text != text.strip():
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+_LOOKS_QUOTED = re.compile(r"\s*(null|'.*'|x'[0-9a-f]*')\s*", re.I | re.S)
+
+
+def display(value: Any, blob_bytes: int = 32) -> str:
+    """A value for the table format. NULL is `NULL`; a text that reads as NULL, or as a quoted
+    or BLOB literal, is shown quoted ('NULL'), so the two never look alike. A BLOB is its hex
+    literal, cut after `blob_bytes` bytes with its length."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        b = bytes(value)
+        if len(b) <= blob_bytes:
+            return plain(b)
+        return f"X'{b[:blob_bytes].hex().upper()}'... ({len(b)} bytes)"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'" if _LOOKS_QUOTED.fullmatch(value) else value
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
 def format_rows(cols: list[str], rows: list[tuple], fmt: str) -> str:
+    """Rows as csv (a header line, LF line ends), json (one array of objects) or jsonl (one
+    object per line). Every format ends with a newline."""
     if fmt == "json":
-        return json.dumps([dict(zip(cols, r)) for r in rows], ensure_ascii=False, indent=1)
+        names = _names(cols)
+        return to_json([dict(zip(names, r)) for r in rows], indent=1)
+    if fmt == "jsonl":
+        names = _names(cols)
+        return "".join(to_json(dict(zip(names, r))) for r in rows)
     if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow(cols)
-        w.writerows(rows)
-        return buf.getvalue()
-    raise SadedupError(f"unknown format {fmt!r} (table, csv or json)")
+        return "".join(",".join(_csv_field(v) for v in r) + "\n" for r in [tuple(cols), *rows])
+    raise SadedupError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
 
 
 def _text(workdir: Path, doc_id: int) -> str:

@@ -3,15 +3,17 @@
 The CLI is a thin layer over these functions; they take the same names and options:
 
     import sadedup
-    sadedup.run(["data.jsonl"], "clean.jsonl", "work/", overrides=["stages=substring"])
+    result = sadedup.run("data.jsonl", "clean.jsonl", "work/", overrides={"stages": "substring"})
+    print(result.kept, result.dropped, result.output)
     cols, rows = sadedup.sql("work/", "SELECT reason, count(*) FROM documents GROUP BY reason")
+    clean = sadedup.dedup(table, workdir="work/")   # a pyarrow.Table in, a pyarrow.Table out
 """
 __version__ = "0.1.0"
 
-from .config import load_workflow  # noqa: E402
+from .api import RunResult, build, dedup, exact, export, ingest, minhash, remove, repeats, run, tokenize  # noqa: E402
+from .config import Workflow, load_workflow  # noqa: E402
 from .errors import ConfigError, SadedupError  # noqa: E402
 from .inspect import explain, sql, status  # noqa: E402
-from .pipeline import build, exact, export, ingest, minhash, remove, repeats, run, tokenize  # noqa: E402
 
 __all__ = ["run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain",
-           "load_workflow", "SadedupError", "ConfigError"]
+           "dedup", "RunResult", "Workflow", "load_workflow", "SadedupError", "ConfigError", "__version__"]

@@ -1,23 +1,91 @@
 """The `sadedup` command: a thin layer over the Python API in sadedup.pipeline / sadedup.inspect."""
 from __future__ import annotations
 
+import functools
 import importlib
 import signal
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+import typer.core
+import typer.main
+from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from . import __version__, api, graph
 from . import inspect as insp
 from . import pipeline
 from .errors import Interrupted, SadedupError, environment_error
-from .progress import console, set_quiet
+from .progress import result, say, set_quiet
+
+_debug = False
+
+
+def _set_debug(value: bool) -> None:
+    global _debug
+    if value:
+        _debug = True
+
+
+def _set_quiet(value: bool) -> None:
+    if value:
+        set_quiet(True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"sadedup {__version__}")
+        raise typer.Exit()
+
+
+GLOBAL = "Global options (before or after the command)"
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", callback=_set_quiet, expose_value=False, rich_help_panel=GLOBAL,
+                                     help="Print only results, warnings and errors (no progress, no notes).")]
+Debug = Annotated[bool, typer.Option("--debug", callback=_set_debug, expose_value=False, rich_help_panel=GLOBAL,
+                                     help="Show tracebacks on errors.")]
+
+
+@functools.cache
+def _global_params() -> tuple:
+    """The click parameters of -q and --debug, for every command to take after its name too."""
+    flags = typer.Typer(add_completion=False)
+
+    @flags.command()
+    def _flags(quiet: Quiet = False, debug: Debug = False) -> None:
+        pass
+
+    return tuple(typer.main.get_command(flags).params)
+
+
+def _bare_flags(params: list) -> list:
+    """A flag shows no value type in the help (typer would show <bool>)."""
+    for p in params:
+        if getattr(p, "is_flag", False) and getattr(p, "metavar", None) is None:
+            p.metavar = ""
+    return params
+
+
+class _Command(typer.core.TyperCommand):
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.params.extend(_global_params())
+
+    def get_params(self, ctx: Any) -> list:
+        return _bare_flags(super().get_params(ctx))
+
+
+class _Group(typer.core.TyperGroup):
+    def get_params(self, ctx: Any) -> list:
+        return _bare_flags(super().get_params(ctx))
+
 
 app = typer.Typer(
     name="sadedup",
+    cls=_Group,
     help="Deduplicate LLM training corpora: exact and near-duplicate documents, and repeated passages, "
          "with every decision recorded in SQLite.\n\n"
          "Quick start: `sadedup run` dedups the bundled sample corpus; "
@@ -27,36 +95,50 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+command = functools.partial(app.command, cls=_Command)
 
-_debug = False
-
-Workdir = Annotated[Path, typer.Option("--workdir", "-w", help="Work folder: artifacts and sadedup.db live here.")]
+Workdir = Annotated[Path, typer.Option("--workdir", "-w", metavar="DIR", help="Work folder: artifacts and sadedup.db live here.")]
 WorkdirArg = Annotated[Path, typer.Argument(help="Work folder of a run (holds sadedup.db).")]
 Sets = Annotated[Optional[list[str]], typer.Option(
-    "--set", "-s", help="Override a workflow key, SECTION.KEY=VALUE, e.g. substring.min_length=50 or "
+    "--set", "-s", metavar="KEY=VALUE", help="Override a workflow key, SECTION.KEY=VALUE, e.g. substring.min_length=50 or "
                         "stages=substring (lists are comma-separated). Repeatable.")]
 Inputs = Annotated[Optional[list[Path]], typer.Option(
-    "--input", "-i", help="A .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt file, or a folder of them "
+    "--input", "-i", metavar="PATH", help="A .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt file, or a folder of them "
                           "(read sorted by path). Repeatable; documents are ordered by the order given.",
     readable=False)]  # sadedup checks every file itself and names the one it cannot read
 WorkflowArg = Annotated[Optional[str], typer.Argument(
     help="Workflow: a built-in name (default, c4, fineweb, keep_first) or a path to a .toml file.")]
 Executor = Annotated[str, typer.Option(help="Where per-shard work runs: local (a process pool) or inline.")]
-Workers = Annotated[Optional[int], typer.Option(help="Worker processes (default: run.workers, 0 = every core).")]
+Workers = Annotated[Optional[int], typer.Option(metavar="N", help="Worker processes (default: run.workers, 0 = every core).")]
 Budget = Annotated[Optional[str], typer.Option(
-    "--memory-budget", "-m", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
-                                  "of this machine's memory). Shard sizes and buffers derive from it.")]
+    "--memory-budget", "-m", metavar="SIZE", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
+                                  "of the memory this process may use). Shard sizes and buffers derive from it.")]
 Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sadedup wrote in the work folder and "
                                                        "start over (other files stay; a folder sadedup did not make "
                                                        "is refused).")]
 
 
+def _choice(*names: str):
+    def check(value: str) -> str:
+        if value not in names:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(names)}")
+        return value
+    return check
+
+
+Result = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                     help="text: one line saying what was done; json: the stage's detail "
+                                          "(counts, timings, settings), as recorded in the stages table.")]
+RunFormat = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                        help="text: a table of what was kept and dropped; json: the counts, the "
+                                             "output path and each stage's detail.")]
+
+
 @app.callback()
-def _main(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
-          quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors and results.")] = False):
-    global _debug
-    _debug = debug
-    set_quiet(quiet)
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, expose_value=False,
+                                                help="Print sadedup's version and exit.")] = False,
+          quiet: Quiet = False, debug: Debug = False):
+    pass
 
 
 def _sets(overrides: list[str] | None, memory_budget: str | None, workers: int | None = None) -> list[str]:
@@ -73,133 +155,194 @@ def _sample_paths() -> tuple[list[Path], Path, Path]:
     return [sample], Path("sadedup-sample.jsonl.gz"), Path("sadedup-sample-work")
 
 
-@app.command()
+@command()
 def run(workflow: WorkflowArg = None, input: Inputs = None,
-        output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file; its suffix picks the "
-                                                       "format (.jsonl, .jsonl.gz, .jsonl.zst, .parquet).")] = None,
-        workdir: Annotated[Optional[Path], typer.Option("--workdir", "-w", help="Work folder.")] = None,
-        set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None):
+        output: Annotated[Optional[Path], typer.Option(
+            "--output", "-o", metavar="PATH", help="Output file, with --input: its suffix picks the format (.jsonl, "
+                                                   ".jsonl.gz, .jsonl.zst, .parquet). On an existing work folder: "
+                                                   "the recorded one.")] = None,
+        workdir: Annotated[Optional[Path], typer.Option(
+            "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "
+                                                   "here). Alone: resume the run recorded there.")] = None,
+        set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None,
+        format: RunFormat = "text"):
     """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
 
-    Work already done in the work folder is skipped, so rerunning after a crash resumes; a stage
-    whose settings or inputs changed is redone, with everything after it. On an existing work
-    folder, --input and --output default to the recorded ones. With neither --input nor
-    --workdir, dedups the sample corpus bundled with sadedup.
+    Give --input, --output and --workdir together. Work already done in the work folder is
+    skipped, so rerunning after a crash resumes; a stage whose settings or inputs changed is
+    redone, with everything after it. On an existing work folder, --workdir alone reuses the
+    recorded --input and --output. With none of the three, dedups the sample corpus bundled
+    with sadedup into sadedup-sample.jsonl.gz and sadedup-sample-work/ in the current folder.
+
+    Example: sadedup run --input data.jsonl --output clean.jsonl --workdir work/
     """
     inputs: list[Path] | None = input or None
     if not input and workdir is None:
-        inputs, default_out, workdir = _sample_paths()
-        output = output or default_out
-        console.print(f"sadedup: no --input given: running on the bundled sample corpus {inputs[0].name}")
+        if output is not None:
+            raise SadedupError("--output goes with --input and --workdir (or --workdir of an existing run): "
+                               "pass --input PATH --workdir DIR too")
+        inputs, output, workdir = _sample_paths()
+        say(f"sadedup: no --input given: deduplicating the bundled sample corpus {inputs[0].name} into "
+            f"{output} and {workdir}/ in the current folder")
     if workdir is None:
-        raise SadedupError("pass --workdir DIR with --input")
-    summary = pipeline.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers), restart=restart,
-                           executor=executor)
-    _print_summary(workdir, summary)
+        raise SadedupError("--input goes with --workdir: pass --workdir DIR (and --output PATH)")
+    res = api.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers), restart=restart,
+                  executor=executor)
+    if format == "json":
+        _write(insp.to_json(res.to_dict()))
+    else:
+        _print_summary(res)
 
 
-def _print_summary(workdir: Path, summary: dict) -> None:
-    cols, rows = insp.sql(workdir, "SELECT status, coalesce(reason, '') AS reason, count(*) AS documents "
-                                   "FROM documents GROUP BY 1, 2 ORDER BY 1 DESC, 2")
-    t = Table(title=f"sadedup: {workdir}", show_edge=False)
-    for c in cols:
+def _stdout() -> Console:
+    """Tables and text for stdout: no markup read in the data, as wide as the terminal (200
+    columns in a pipe)."""
+    return Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 200)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _print_summary(res: api.RunResult) -> None:
+    t = Table(title=f"sadedup: {res.workdir}", show_edge=False)
+    for c in ("status", "reason", "documents"):
         t.add_column(c)
-    for r in rows:
-        t.add_row(*map(str, r))
-    errors = insp.sql(workdir, "SELECT count(*) FROM input_errors")[1][0][0]
-    t.add_row("set aside", "input_errors", str(errors))
-    console.print(t)
-    console.print(f"output: {summary['export']['output']} ({summary['export']['rows']} documents); "
-                  f"audit: sadedup sql {workdir} \"SELECT * FROM spans LIMIT 5\"")
+    t.add_row("kept", "", str(res.kept))
+    for reason, n in sorted(res.dropped.items()):
+        t.add_row("dropped", reason, str(n))
+    t.add_row("set aside", "input_errors", str(res.input_errors))
+    _stdout().print(t)
+    result(f"output: {res.output} ({res.kept} documents); "
+           f"audit: sadedup sql {res.workdir} \"SELECT * FROM spans LIMIT 5\"")
 
 
-@app.command()
+@command()
 def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir = ..., set: Sets = None, memory_budget: Budget = None,
-           restart: Restart = False, executor: Executor = "local", workers: Workers = None):
+           restart: Restart = False, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
     """Read the inputs into the work folder: one `documents` row per valid input row, the rest in
-    `input_errors` with file, row and reason. Uncompressed JSONL is read in pieces in parallel."""
-    print_detail(pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget, workers), restart,
-                                 executor))
+    `input_errors` with file, row and reason. Uncompressed JSONL is read in pieces in parallel.
+
+    Example: sadedup ingest --input data.jsonl --workdir work/"""
+    _report("ingest", pipeline.ingest(input or [], workdir, workflow, _sets(set, memory_budget, workers), restart,
+                                      executor)["ingest"], format)
 
 
-@app.command()
-def exact(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
+@command()
+def exact(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
     """Drop exact duplicate documents: same text after NFC and whitespace folding (lower-casing with
-    --set exact.lowercase=true); one per group is kept by exact.keep (first, longest, shortest, column:NAME)."""
-    print_detail(pipeline.exact(workdir, _sets(set, memory_budget, workers), executor))
+    --set exact.lowercase=true); one per group is kept by exact.keep (first, longest, shortest, column:NAME).
+
+    Example: sadedup exact work/ --set exact.keep=longest"""
+    _report("exact", pipeline.exact(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
-def minhash(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
+@command()
+def minhash(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
     """Drop near-duplicate documents: MinHash signatures of word 5-grams, LSH bands (14 x 8), verified
-    pairs joined into clusters, one kept per cluster by minhash.keep."""
-    print_detail(pipeline.minhash(workdir, _sets(set, memory_budget, workers), executor))
+    pairs joined into clusters, one kept per cluster by minhash.keep.
+
+    Example: sadedup minhash work/ --set minhash.threshold=0.7"""
+    _report("minhash", pipeline.minhash(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
-def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
-    """Tokenize the surviving documents and cut them into shards of whole documents."""
-    print_detail(pipeline.tokenize(workdir, _sets(set, memory_budget, workers), executor))
+@command()
+def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
+    """Tokenize the surviving documents and cut them into shards of whole documents.
+
+    Example: sadedup tokenize work/ --set substring.tokenizer=train:bpe:8000"""
+    _report("tokenize", pipeline.tokenize(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
-def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
+@command()
+def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
     """Find each shard's candidate text (the regions that can hold a repeated window) and build its
     suffix array and LCP array (.npy); finished shards are kept on rerun. With
-    --set substring.prefilter=false the arrays cover all of each shard's text."""
-    print_detail(pipeline.build(workdir, _sets(set, memory_budget, workers), executor))
+    --set substring.prefilter=false the arrays cover all of each shard's text.
+
+    Example: sadedup build work/ --workers 4"""
+    _report("build", pipeline.build(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
-def repeats(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
-    """Merge the shards' suffix arrays into groups of equal L-token windows across the corpus."""
-    print_detail(pipeline.repeats(workdir, _sets(set, memory_budget, workers), executor))
+@command()
+def repeats(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
+    """Merge the shards' suffix arrays into groups of equal L-token windows across the corpus.
+
+    Example: sadedup repeats work/"""
+    _report("repeats", pipeline.repeats(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
-def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
-    """Apply the keep rule (first / none) and the drop rule; record spans and decisions."""
-    print_detail(pipeline.remove(workdir, _sets(set, memory_budget, workers), executor))
+@command()
+def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
+    """Apply the keep rule (first / none) and the drop rule; record spans and decisions.
+
+    Example: sadedup remove work/ --set substring.drop_fraction=0.5"""
+    _report("remove", pipeline.remove(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
+@command()
 def export(workdir: WorkdirArg,
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
                                                           "run's --output).")] = None,
-           set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None):
+           set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+        format: Result = "text"):
     """Write the kept documents in input order and format, with the removed passages cut out.
-    Uncompressed JSONL inputs are cut into pieces written in parallel and joined in order."""
-    print_detail(pipeline.export(workdir, output, _sets(set, memory_budget, workers), executor))
+    Uncompressed JSONL inputs are cut into pieces written in parallel and joined in order.
+
+    Example: sadedup export work/ --output clean.parquet"""
+    _report("export", pipeline.export(workdir, output, _sets(set, memory_budget, workers), executor), format)
 
 
-@app.command()
+@command()
 def status(workdir: WorkdirArg,
            verify: Annotated[bool, typer.Option("--verify", help="Read every artifact back and compare its "
-                                                              "checksum (slow on a large corpus).")] = False):
+                                                              "checksum (slow on a large corpus).")] = False,
+           format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("table", "json"),
+                                               help="table or json.")] = "table"):
     """What is done, what is pending, stale (its settings or what it read changed since it ran),
     interrupted or failed, stage by stage, and why; artifacts are checked by size (--verify: by
-    checksum)."""
+    checksum). --format json gives both lists for scripts: "stages" ({stage, state, why}) and
+    "records" (every stage and shard record).
+
+    Example: sadedup status work/ --format json"""
     rows = insp.status(workdir)
+    stages = pipeline.status(workdir, verify)
+    if format == "json":
+        _write(insp.to_json({"stages": stages, "records": rows}, indent=1))
+        return
     t = Table(show_edge=False)
     for c in ("stage", "shard", "status", "finished", "detail"):
         t.add_column(c)
     for r in rows:
         detail = r["error"] or ", ".join(f"{k}={v}" for k, v in r["detail"].items())
         st = "interrupted" if r["status"] == "running" else r["status"]
-        t.add_row(r["stage"], "" if r["shard"] is None else str(r["shard"]), st, r["finished_at"] or "", detail)
-    Console = type(console)
-    Console(highlight=False, width=200).print(t)
-    pending = [s for s in pipeline.status(workdir, verify) if s["state"] != "done"]
+        t.add_row(r["stage"], "" if r["shard"] is None else str(r["shard"]), st, r["finished_at"] or "", Text(detail))
+    _stdout().print(t)
+    pending = [s for s in stages if s["state"] != "done"]
     print("pending: " + ("; ".join(f"{s['stage']} ({s['state']}: {s['why']})" for s in pending) if pending
                          else "nothing"))
 
 
-@app.command()
+@command()
 def sql(workdir: WorkdirArg, query: Annotated[str, typer.Argument(help="One SQL statement; the database is "
                                                                       "opened read-only.")],
-        format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json.")] = "table"):
+        format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice(*insp.FORMATS),
+                                            help="table, csv, json (one array) or jsonl (one object a line).")]
+        = "table"):
     """Query the provenance database read-only. Tables: runs, documents, spans, clusters,
     cluster_members, stages, input_errors.
+
+    In the table, NULL is shown as NULL (dimmed) and a text that reads NULL as 'NULL'; in csv
+    NULL is an empty field and the empty text ""; in json and jsonl NULL is null. A BLOB is its
+    hex literal, X'0A1B'.
 
     Example: sadedup sql work/ "SELECT doc_id, coverage FROM documents ORDER BY coverage DESC LIMIT 10"
     """
@@ -207,19 +350,22 @@ def sql(workdir: WorkdirArg, query: Annotated[str, typer.Argument(help="One SQL 
     if format == "table":
         t = Table(show_edge=False)
         for c in cols:
-            t.add_column(c)
+            t.add_column(Text(c))
         for r in rows:
-            t.add_row(*["NULL" if v is None else str(v) for v in r])
-        type(console)(highlight=False, width=200).print(t)
+            t.add_row(*[Text(insp.display(v), style="dim" if v is None else "") for v in r])
+        _stdout().print(t)
     else:
-        sys.stdout.write(insp.format_rows(cols, rows, format))
+        _write(insp.format_rows(cols, rows, format))
 
 
-@app.command(context_settings={"ignore_unknown_options": True})  # a negative doc_id is not an option
+@command(context_settings={"ignore_unknown_options": True})  # a negative doc_id is not an option
 def explain(workdir: WorkdirArg, doc: Annotated[str, typer.Argument(help="A doc_id, or the value of the "
                                                                         "input's id field.")],
             by_id: Annotated[bool, typer.Option("--id", help="DOC is a value of the input's id field.")] = False,
-            by_doc_id: Annotated[bool, typer.Option("--doc-id", help="DOC is a doc_id.")] = False):
+            by_doc_id: Annotated[bool, typer.Option("--doc-id", help="DOC is a doc_id.")] = False,
+            format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                                help="text, or json: the document's row, its spans (with the "
+                                                     "removed and the earlier text) and its clusters.")] = "text"):
     """Say why a document was kept, cut or dropped, showing each removed span beside the
     earlier text it duplicated. A number is taken as a doc_id (and it says so when it is also
     a document's id); --id or --doc-id decide.
@@ -228,8 +374,11 @@ def explain(workdir: WorkdirArg, doc: Annotated[str, typer.Argument(help="A doc_
     if by_id and by_doc_id:
         raise SadedupError("give --id or --doc-id, not both")
     info = insp.explain(workdir, doc, "id" if by_id else "doc_id" if by_doc_id else None)
+    if format == "json":
+        _write(insp.to_json(info, indent=1))
+        return
     d = info["document"]
-    out = type(console)(highlight=False, width=200)
+    out = _stdout()
     if info.get("note"):
         out.print(f"note: {info['note']}")
     verdict = d["status"] if d["reason"] is None else f"{d['status']} ({d['reason']})"
@@ -255,8 +404,23 @@ def _clip(text: str | None, n: int = 160) -> str:
     return repr(text if len(text) <= n else text[: n // 2] + " ... " + text[-n // 2:])
 
 
-def print_detail(detail: dict) -> None:
-    console.print(", ".join(f"{k}={v}" for k, v in detail.items()))
+def summary_line(name: str, detail: dict) -> str:
+    """The stage's own one-line summary of its detail; for a stage whose earlier result was
+    reused, that result, said so."""
+    try:
+        line = graph.node(name).stage().summary(detail)
+    except Exception:  # a record from an older sadedup may lack a count
+        line = None
+    line = line or f"{name}: done"
+    return f"{line} (done before, nothing redone)" if detail.get("skipped") else line
+
+
+def _report(name: str, detail: dict, fmt: str) -> None:
+    """A stage command's result on stdout: one line, or with --format json the stage's detail."""
+    if fmt == "json":
+        _write(insp.to_json(insp.public(detail)))
+    else:
+        result(summary_line(name, detail))
 
 
 def _click_errors() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:

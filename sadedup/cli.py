@@ -108,7 +108,7 @@ Inputs = Annotated[Optional[list[Path]], typer.Option(
     readable=False)]  # sadedup checks every file itself and names the one it cannot read
 WorkflowArg = Annotated[Optional[str], typer.Argument(
     help="Workflow: a built-in name (default, c4, fineweb, keep_first) or a path to a .toml file.")]
-Executor = Annotated[str, typer.Option(help="Where per-shard work runs: local (a process pool) or inline.")]
+Executor = Annotated[Optional[str], typer.Option(help="Where tasks run: local (a process pool), inline or dask (default: run.executor; dask needs --set run.scheduler=tcp://HOST:PORT).")]
 Workers = Annotated[Optional[int], typer.Option(metavar="N", help="Worker processes (default: run.workers, 0 = every core).")]
 Budget = Annotated[Optional[str], typer.Option(
     "--memory-budget", "-m", metavar="SIZE", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
@@ -164,7 +164,7 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
         workdir: Annotated[Optional[Path], typer.Option(
             "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "
                                                    "here). Alone: resume the run recorded there.")] = None,
-        set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = "local", workers: Workers = None,
+        set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = None, workers: Workers = None,
         format: RunFormat = "text"):
     """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
 
@@ -220,7 +220,7 @@ def _print_summary(res: api.RunResult) -> None:
 
 @command()
 def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir = ..., set: Sets = None, memory_budget: Budget = None,
-           restart: Restart = False, executor: Executor = "local", workers: Workers = None,
+           restart: Restart = False, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Read the inputs into the work folder: one `documents` row per valid input row, the rest in
     `input_errors` with file, row and reason. Uncompressed JSONL is read in pieces in parallel.
@@ -231,7 +231,7 @@ def ingest(workflow: WorkflowArg = None, input: Inputs = None, workdir: Workdir 
 
 
 @command()
-def exact(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+def exact(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Drop exact duplicate documents: same text after NFC and whitespace folding (lower-casing with
     --set exact.lowercase=true); one per group is kept by exact.keep (first, longest, shortest, column:NAME).
@@ -241,7 +241,7 @@ def exact(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, e
 
 
 @command()
-def minhash(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+def minhash(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Drop near-duplicate documents: MinHash signatures of word 5-grams, LSH bands (14 x 8), verified
     pairs joined into clusters, one kept per cluster by minhash.keep.
@@ -251,7 +251,7 @@ def minhash(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None,
 
 
 @command()
-def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Tokenize the surviving documents and cut them into shards of whole documents.
 
@@ -260,7 +260,7 @@ def tokenize(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None
 
 
 @command()
-def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Find each shard's candidate text (the regions that can hold a repeated window) and build its
     suffix array and LCP array (.npy); finished shards are kept on rerun. With
@@ -271,7 +271,7 @@ def build(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, e
 
 
 @command()
-def repeats(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+def repeats(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Merge the shards' suffix arrays into groups of equal L-token windows across the corpus.
 
@@ -280,7 +280,7 @@ def repeats(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None,
 
 
 @command()
-def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Apply the keep rule (first / none) and the drop rule; record spans and decisions.
 
@@ -292,7 +292,7 @@ def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, 
 def export(workdir: WorkdirArg,
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
                                                           "run's --output).")] = None,
-           set: Sets = None, memory_budget: Budget = None, executor: Executor = "local", workers: Workers = None,
+           set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):
     """Write the kept documents in input order and format, with the removed passages cut out.
     Uncompressed JSONL inputs are cut into pieces written in parallel and joined in order.

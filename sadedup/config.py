@@ -116,10 +116,20 @@ class RunConfig:
     memory_budget: str = "auto"
     # 0 = every core this process may run on
     workers: int = 0
+    # where tasks run (sadedup.executor.EXECUTORS): local, inline or dask
+    executor: str = "local"
+    # the Dask scheduler, tcp://HOST:PORT, for executor = "dask"
+    scheduler: str = ""
 
     def validate(self) -> None:
+        from .executor import EXECUTORS
+
         parse_size(self.memory_budget, "run.memory_budget")
         _check(self.workers >= 0, "run.workers", f"must be >= 0, not {self.workers}")
+        _check(self.executor in EXECUTORS, "run.executor",
+               f"must be one of {', '.join(EXECUTORS)}, not {self.executor!r}")
+        _check(self.executor != "dask" or bool(self.scheduler), "run.scheduler",
+               "must name the Dask scheduler (tcp://HOST:PORT) when run.executor is dask")
 
     @property
     def budget_bytes(self) -> int:

@@ -140,12 +140,101 @@ class LocalExecutor:
         self._pool = None
 
 
+def _call(task: Task) -> Any:
+    from . import faults
+
+    faults.delay()
+    return task()
+
+
+def _can_see(root: str) -> str | None:
+    """On a worker: None when it can read the work folder and write in it, else why not."""
+    import uuid
+
+    marker = os.path.join(root, ".sadedup-workdir")
+    if not os.path.exists(marker):
+        return f"no {marker} there"
+    probe = os.path.join(root, f".probe-{uuid.uuid4().hex}")
+    try:
+        with open(probe, "w") as f:
+            f.write("probe")
+        os.unlink(probe)
+    except OSError as e:
+        return f"cannot write there ({e.strerror or e})"
+    return None
+
+
+class DaskExecutor:
+    """Tasks on a Dask distributed cluster (`run.scheduler`, tcp://HOST:PORT). Tasks carry
+    paths, never arrays: the work folder must be one path every worker reads and writes (a
+    shared file system), which `check_workdir` makes sure of before any work. A worker that
+    dies has its task run again elsewhere (Dask does), and every artifact is renamed into
+    place only when whole, so a rerun never trusts a half-written file."""
+
+    local_reads = False
+
+    def __init__(self, workers: int, scheduler: str = "") -> None:
+        from .errors import SadedupError
+
+        try:
+            from distributed import Client
+        except ImportError:
+            raise SadedupError("the dask executor needs Dask distributed: pip install 'sadedup[dask]'") from None
+        if not scheduler:
+            raise SadedupError("the dask executor needs a scheduler: --set run.scheduler=tcp://HOST:PORT")
+        try:
+            self.client = Client(scheduler, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            raise SadedupError(f"dask scheduler {scheduler} is not reachable ({e})") from None
+        self.scheduler = scheduler
+        threads = sum(self.client.nthreads().values())
+        if not threads:
+            self.client.close()
+            raise SadedupError(f"dask scheduler {scheduler} has no workers")
+        self.workers = threads
+        self._pending: list = []
+
+    def check_workdir(self, root: str) -> None:
+        from .errors import SadedupError
+
+        for worker, why in sorted(self.client.run(_can_see, os.path.abspath(root)).items()):
+            if why is not None:
+                raise SadedupError(f"dask worker {worker} cannot use the work folder {root}: {why}; it must be a "
+                                   f"path every worker can read and write")
+
+    def imap(self, tasks):
+        from distributed import as_completed
+
+        futures = [self.client.submit(_call, t, pure=False, key=f"sadedup-{type(t).__name__}-{os.urandom(6).hex()}")
+                   for t in tasks]
+        index = {f.key: i for i, f in enumerate(futures)}
+        self._pending = futures
+        try:
+            for fut in as_completed(futures, loop=self.client.loop):
+                yield index[fut.key], fut.result()
+        except (Exception, GeneratorExit):
+            self.client.cancel(futures)
+            raise
+        finally:
+            self._pending = []
+
+    def warm(self, modules=()) -> None:
+        if modules:
+            self.client.run(_import, tuple(modules), wait=False)
+
+    def close(self, abort: bool = False) -> None:
+        if abort and self._pending:
+            self.client.cancel(self._pending)
+        self.client.close()
+
+
 def imap_reading(executor: Executor, tasks: Sequence[Callable[..., Any]], sizes: Sequence[int],
                  advance: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
     """executor.imap for tasks that read input files (`sizes` bytes each), with progress: a
-    lone task runs here and reports every block it reads (tasks take `on_read`), so a single
-    large compressed file moves the bar as it goes; otherwise each task counts when it ends."""
-    if len(tasks) == 1:
+    lone task runs here (on an executor whose tasks may run on this machine) and reports every
+    block it reads (tasks take `on_read`), so a single large compressed file moves the bar as
+    it goes; otherwise each task counts when it ends."""
+    if len(tasks) == 1 and getattr(executor, "local_reads", True):
         yield 0, tasks[0](on_read=advance)
         return
     for i, result in executor.imap(tasks):
@@ -153,12 +242,14 @@ def imap_reading(executor: Executor, tasks: Sequence[Callable[..., Any]], sizes:
         yield i, result
 
 
-EXECUTORS: dict[str, type] = {"local": LocalExecutor, "inline": InlineExecutor}
+EXECUTORS: dict[str, type] = {"local": LocalExecutor, "inline": InlineExecutor, "dask": DaskExecutor}
 
 
-def make_executor(kind: str, workers: int) -> Executor:
+def make_executor(kind: str, workers: int, scheduler: str = "") -> Executor:
     if kind not in EXECUTORS:
         from .errors import SadedupError
 
-        raise SadedupError(f"unknown executor {kind!r} (choose {' or '.join(EXECUTORS)})")
+        raise SadedupError(f"unknown executor {kind!r} (choose {', '.join(EXECUTORS)})")
+    if kind == "dask":
+        return DaskExecutor(workers, scheduler)
     return EXECUTORS[kind](workers)

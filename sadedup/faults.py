@@ -20,3 +20,13 @@ def point(name: str) -> None:
         _left -= 1
         if _left == 0:
             os.kill(os.getpid(), signal.SIGKILL)
+
+
+def delay() -> None:
+    """With SADEDUP_SLOW_TASKS=SECONDS in a worker's environment, every task it runs sleeps
+    that long first: the tests kill a Dask worker while it surely holds a task."""
+    seconds = os.environ.get("SADEDUP_SLOW_TASKS")
+    if seconds:
+        import time
+
+        time.sleep(float(seconds))

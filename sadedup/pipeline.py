@@ -140,9 +140,21 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
     for its duration. An interrupted command drops its workers' tasks at once."""
     wf = ws.workflow
     _warn_machine(wf)
-    run_id = ws.prov.start_run(command, __version__, json.dumps(_resolved(wf), sort_keys=True),
-                               json.dumps((ws.read_state() or {}).get("inputs")))
-    ctx = Context(ws, make_executor(executor, wf.run.n_workers))
+    try:
+        ctx = Context(ws, make_executor(executor or wf.run.executor, wf.run.n_workers, wf.run.scheduler))
+    except BaseException:
+        ws.unlock()
+        raise
+    check = getattr(ctx.executor, "check_workdir", None)
+    try:
+        if check is not None:  # workers elsewhere must see this folder, before any work
+            check(str(ws.root))
+        run_id = ws.prov.start_run(command, __version__, json.dumps(_resolved(wf), sort_keys=True),
+                                   json.dumps((ws.read_state() or {}).get("inputs")))
+    except BaseException:
+        ctx.executor.close()
+        ws.unlock()
+        raise
     status, error, abort = "failed", None, False
     try:
         yield ctx
@@ -251,7 +263,7 @@ def _run_stages(ctx: Context, names: list[str]) -> dict[str, Any]:
 
 @_plain_errors
 def run(inputs: list[str | Path] | None, output: str | Path | None, workdir: str | Path, workflow: str | None = None,
-        overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
+        overrides: list[str] | None = None, restart: bool = False, executor: str | None = None,
         workers: int | None = None) -> dict[str, Any]:
     """Runs every stage the workflow lists, skipping work already done in `workdir`. Without
     inputs (or output), those recorded in the work folder."""
@@ -269,7 +281,7 @@ def run(inputs: list[str | Path] | None, output: str | Path | None, workdir: str
 
 @_plain_errors
 def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None = None,
-           overrides: list[str] | None = None, restart: bool = False, executor: str = "local",
+           overrides: list[str] | None = None, restart: bool = False, executor: str | None = None,
            workers: int | None = None) -> dict[str, Any]:
     """Reads the inputs into the work folder: documents, input_errors, texts."""
     ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, None, restart)
@@ -277,7 +289,7 @@ def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None =
         return _run_stages(ctx, ["ingest"])
 
 
-def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, executor: str = "local",
+def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, executor: str | None = None,
           workers: int | None = None, **kw: Any) -> dict[str, Any]:
     """Runs one stage (and the stages its command includes) on an existing work folder."""
     ws = _reopen(workdir, _with_workers(overrides, workers))
@@ -290,25 +302,25 @@ def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, ex
 
 
 @_plain_errors
-def exact(workdir, overrides=None, executor="local", workers=None):
+def exact(workdir, overrides=None, executor=None, workers=None):
     """Drops exact duplicate documents (normalized-text hash), one kept per group."""
     return stage("exact", workdir, overrides, executor, workers)["exact"]
 
 
 @_plain_errors
-def minhash(workdir, overrides=None, executor="local", workers=None):
+def minhash(workdir, overrides=None, executor=None, workers=None):
     """Drops near-duplicate documents (MinHash-LSH clusters), one kept per cluster."""
     return stage("minhash", workdir, overrides, executor, workers)["minhash"]
 
 
 @_plain_errors
-def tokenize(workdir, overrides=None, executor="local", workers=None):
+def tokenize(workdir, overrides=None, executor=None, workers=None):
     """Tokenizes the documents that survived the document stages and cuts them into shards."""
     return stage("tokenize", workdir, overrides, executor, workers)["tokenize"]
 
 
 @_plain_errors
-def build(workdir, overrides=None, executor="local", workers=None):
+def build(workdir, overrides=None, executor=None, workers=None):
     """Finds each shard's candidate text and builds its suffix and LCP arrays (over all the
     text with substring.prefilter off); finished shards are kept."""
     out = stage("build", workdir, overrides, executor, workers)
@@ -316,19 +328,19 @@ def build(workdir, overrides=None, executor="local", workers=None):
 
 
 @_plain_errors
-def repeats(workdir, overrides=None, executor="local", workers=None):
+def repeats(workdir, overrides=None, executor=None, workers=None):
     """Groups equal L-token windows across all shards."""
     return stage("repeats", workdir, overrides, executor, workers)["repeats"]
 
 
 @_plain_errors
-def remove(workdir, overrides=None, executor="local", workers=None):
+def remove(workdir, overrides=None, executor=None, workers=None):
     """Applies the keep rule and the drop rule; writes spans and decisions to the database."""
     return stage("remove", workdir, overrides, executor, workers)["remove"]
 
 
 @_plain_errors
-def export(workdir, output=None, overrides=None, executor="local", workers=None):
+def export(workdir, output=None, overrides=None, executor=None, workers=None):
     """Writes the kept documents, cut, in the input's format; refuses while any stage it
     depends on is not current."""
     kw = {"output": output} if output is not None else {}

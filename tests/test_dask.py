@@ -1,0 +1,145 @@
+"""The Dask executor on a LocalCluster bound to 127.0.0.1: the same output and database as
+the local pool, tasks seen by the scheduler, a killed worker changing nothing but time, and
+one clear line for what cannot work."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from corpus import planted_corpus
+from helpers import db_rows
+from tokenizer_fixtures import hf_byte_bpe
+
+distributed = pytest.importorskip("distributed")
+
+SMALL = ["--set", "substring.min_length=20", "--set", "substring.shard_tokens=4000"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
+                     silence_logs=40)
+    client = Client(c.scheduler_address, set_as_default=False)
+    client.get_task_stream()  # the scheduler records its task stream from now on
+    yield c.scheduler_address, client
+    client.close()
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("dask")
+    path = d / "in.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for i, t in enumerate(planted_corpus(random.Random(11), 300, 400)):
+            f.write(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n")
+        f.write("{not json\n")
+    return path
+
+
+def dump(w: Path) -> list:
+    return [db_rows(w, q) for q in (
+        "SELECT doc_id, source_row, status, reason, n_tokens, removed_tokens, removed_chars FROM documents ORDER BY 1",
+        "SELECT * FROM spans ORDER BY span_id", "SELECT * FROM clusters ORDER BY cluster_id",
+        "SELECT * FROM cluster_members ORDER BY cluster_id, doc_id", "SELECT source_row, error FROM input_errors")]
+
+
+def on_dask(address: str) -> list[str]:
+    return ["--set", "run.executor=dask", "--set", f"run.scheduler={address}"]
+
+
+def sadedup_tasks(client, since: float) -> dict[str, int]:
+    """Tasks of sadedup's that the scheduler's task stream shows ran since `since`, by type."""
+    out: dict[str, int] = {}
+    for t in client.get_task_stream(start=since):
+        name = str(t["key"]).split("-")
+        if name[0] == "sadedup":
+            out[name[1]] = out.get(name[1], 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("tokenizer", ["bytes", "hf"])
+def test_dask_gives_the_local_pools_output_and_database(cli, cluster, corpus, tmp_path, tokenizer):
+    address, client = cluster
+    extra = [] if tokenizer == "bytes" else ["--set", f"substring.tokenizer=hf:{hf_byte_bpe(tmp_path / 'bpe.json')}",
+                                             "--set", "substring.min_length=8"]
+    cli("run", "--input", corpus, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *SMALL, *extra,
+        "--workers", "2")
+    since = time.time()
+    cli("run", "--input", corpus, "--output", tmp_path / "dask.jsonl", "--workdir", tmp_path / "wd", *SMALL, *extra,
+        "--workers", "2", *on_dask(address))
+    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert dump(tmp_path / "wd") == dump(tmp_path / "wl")
+    shards = db_rows(tmp_path / "wd", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
+    ran = sadedup_tasks(client, since)
+    assert shards >= 4 and all(ran.get(t, 0) == shards for t in ("AnchorShard", "CandidateShard", "BuildShard",
+                                                                  "WindowsShard", "ScatterShard")), ran
+    assert ran.get("IngestPiece") and ran.get("SignatureChunk") and ran.get("ExportPart"), ran
+
+
+def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, tmp_path):
+    address, client = cluster
+    env = {**os.environ, "CI": "1"}
+    base = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(corpus), *SMALL, "--workers", "2"]
+    assert subprocess.run([*base, "--output", str(tmp_path / "local.jsonl"), "--workdir", str(tmp_path / "wl")],
+                          capture_output=True, env=env).returncode == 0
+    client.run(os.environ.__setitem__, "SADEDUP_SLOW_TASKS", "0.2")  # a task is surely running when we kill
+    p = subprocess.Popen([*base, "--output", str(tmp_path / "dask.jsonl"), "--workdir", str(tmp_path / "wd"),
+                          *on_dask(address)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 60
+    while time.time() < deadline and not list((tmp_path / "wd").glob("substring/*/L20")):
+        time.sleep(0.05)
+    pids = client.run(os.getpid)
+    os.kill(next(iter(pids.values())), signal.SIGKILL)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert dump(tmp_path / "wd") == dump(tmp_path / "wl")
+    client.wait_for_workers(2, timeout=60)
+    client.run(os.environ.pop, "SADEDUP_SLOW_TASKS", None)
+
+
+def test_an_unreachable_scheduler_is_one_line_before_any_work(cli, corpus, tmp_path):
+    p = cli("run", "--input", corpus, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w",
+            *on_dask("tcp://127.0.0.1:9"), check=False)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith("sadedup: error: dask scheduler tcp://127.0.0.1:9 is not reachable"), p.stderr
+    assert not (tmp_path / "w" / "ingest").exists()
+
+
+def test_workers_that_cannot_use_the_work_folder_are_named(cluster, tmp_path):
+    from sadedup.errors import SadedupError
+    from sadedup.executor import DaskExecutor
+
+    address, _ = cluster
+    ex = DaskExecutor(2, address)
+    try:
+        (tmp_path / "w").mkdir()
+        with pytest.raises(SadedupError, match=r"dask worker tcp://127\.0\.0\.1:\d+ cannot use the work folder .*"
+                                               r"no .*\.sadedup-workdir there"):
+            ex.check_workdir(str(tmp_path / "w"))
+        (tmp_path / "w" / ".sadedup-workdir").write_text("{}")
+        ex.check_workdir(str(tmp_path / "w"))
+    finally:
+        ex.close()
+
+
+def test_without_distributed_it_says_how_to_install_it(corpus, tmp_path):
+    code = ("import sys; sys.modules['distributed'] = None; from sadedup.cli import main; "
+            f"sys.argv = ['sadedup', 'run', '--input', {str(corpus)!r}, '--output', {str(tmp_path / 'o.jsonl')!r}, "
+            f"'--workdir', {str(tmp_path / 'w')!r}, '--set', 'run.executor=dask', '--set', "
+            f"'run.scheduler=tcp://127.0.0.1:9']; main()")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1] == ("sadedup: error: the dask executor needs Dask distributed: "
+                                                 "pip install 'sadedup[dask]'")

@@ -45,7 +45,7 @@ class Node:
 NODES: tuple[Node, ...] = (
     Node("ingest", "ingest:Ingest", folders=("ingest", "ingest.partial"), summary="inputs read into documents, texts and input_errors"),
     Node("exact", "exact:Exact", ("ingest",), method="exact", reason="exact_duplicate", decides=True,
-         summary="exact duplicate documents dropped"),
+         folders=("exact",), summary="exact duplicate documents dropped"),
     Node("minhash", "minhash:MinHash", ("exact",), method="minhash", reason="near_duplicate", decides=True,
          folders=("minhash",), summary="near-duplicate documents dropped"),
     Node("tokenize", "tokenize:Tokenize", ("minhash",), method="substring",

@@ -28,7 +28,6 @@ k = 2L/3 (w = 34 for L=100) that is about 6%.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,34 +65,66 @@ def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     return {"anchors": len(pos), **task_sums([odir / f for f in ANCHOR_FILES])}
 
 
-def repeated_hashes(sorted_files: list[Path], memory: int, threads: int = 1) -> np.ndarray:
-    """Sorted distinct hashes that occur at least twice over all the files (each sorted),
-    merged a range of hash values at a time, `threads` ranges at once (numpy sorts without
-    the GIL), so that at most about `memory` bytes are held.
-
-    Anchor hashes are minima of w hashes, so they crowd the low end of the range (most have
-    their top four bits zero): the ranges are cut at quantiles of a sample, not at top bits,
-    or one range would hold nearly all of them."""
-    arrays = [load_npy(p) for p in sorted_files]
+def hash_cuts(arrays: list[np.ndarray], memory: int, parts: int) -> list[int | None]:
+    """Bounds of hash ranges [cuts[i], cuts[i+1]) (None: open) that hold at most about
+    `memory` bytes each while `parts` of them are merged at once, and at least `parts` of
+    them. Anchor hashes are minima of w hashes, so they crowd the low end of the range (most
+    have their top four bits zero): the ranges are cut at quantiles of a sample, not at top
+    bits, or one range would hold nearly all of them."""
     total = sum(len(a) for a in arrays)
     # a range holds its hashes, their merged copy and the comparison flags: ~24 bytes each
-    parts = int(min(max(threads, -(-total * 24 * threads // max(memory, 1))), max(total, 1), 1 << 16))
-    step = max(1, total // (parts * 64))
+    n = int(min(max(parts, -(-total * 24 * parts // max(memory, 1))), max(total, 1), 1 << 16))
+    step = max(1, total // (n * 64))
     sample = np.sort(np.concatenate([np.asarray(a[::step]) for a in arrays] + [np.zeros(0, np.uint64)]))
-    cuts = [None, *(sample[len(sample) * i // parts] for i in range(1, parts) if len(sample)), None]
+    return [None, *(int(sample[len(sample) * i // n]) for i in range(1, n) if len(sample)), None]
 
-    def part(i: int) -> np.ndarray:
-        lo, hi = cuts[i], cuts[i + 1]  # values in [lo, hi): equal hashes share a range
-        chunk = [np.asarray(a[0 if lo is None else np.searchsorted(a, lo):
-                              len(a) if hi is None else np.searchsorted(a, hi)]) for a in arrays]
-        h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
-        if len(chunk) > 1:
-            h.sort(kind="stable")  # timsort: merges the shards' sorted runs in linear passes
-        dup = h[1:][h[1:] == h[:-1]]
-        return dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup
 
-    with ThreadPoolExecutor(max(threads, 1)) as pool:
-        found = list(pool.map(part, range(len(cuts) - 1)))
+def repeated_in_range(arrays: list[np.ndarray], lo: int | None, hi: int | None) -> np.ndarray:
+    """Sorted distinct hashes in [lo, hi) that occur at least twice over the sorted arrays
+    (equal hashes share a range)."""
+    lo_v = None if lo is None else np.uint64(lo)
+    hi_v = None if hi is None else np.uint64(hi)
+    chunk = [np.asarray(a[0 if lo_v is None else np.searchsorted(a, lo_v):
+                          len(a) if hi_v is None else np.searchsorted(a, hi_v)]) for a in arrays]
+    h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
+    if len(chunk) > 1:
+        h.sort(kind="stable")  # timsort: merges the shards' sorted runs in linear passes
+    dup = h[1:][h[1:] == h[:-1]]
+    return dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup
+
+
+@dataclass(frozen=True)
+class RepeatedRange:
+    """Task: the repeated hashes of one range of values, over every shard's sorted anchors."""
+    files: tuple[str, ...]
+    lo: int | None
+    hi: int | None
+    out: str
+
+    def __call__(self) -> dict[str, Any]:
+        found = repeated_in_range([load_npy(Path(f)) for f in self.files], self.lo, self.hi)
+        save_npy(Path(self.out), found)
+        return {"hashes": len(found)}
+
+
+def repeated_hashes(sorted_files: list[Path], memory: int, parts: int = 1, executor=None,
+                    folder: Path | None = None) -> np.ndarray:
+    """Sorted distinct hashes that occur at least twice over all the files (each sorted),
+    merged a range of hash values at a time (see hash_cuts), `parts` ranges at once: as
+    tasks on `executor` (each writes its range to `folder`), else here one after another."""
+    arrays = [load_npy(p) for p in sorted_files]
+    cuts = hash_cuts(arrays, memory, parts)
+    if executor is None:
+        found = [repeated_in_range(arrays, cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    else:
+        outs = [folder / f"repeated_{i:05d}.npy" for i in range(len(cuts) - 1)]
+        tasks = [RepeatedRange(tuple(map(str, sorted_files)), cuts[i], cuts[i + 1], str(outs[i]))
+                 for i in range(len(outs))]
+        for _ in executor.imap(tasks):
+            pass
+        found = [np.load(o) for o in outs]
+        for o in outs:
+            o.unlink()
     return np.concatenate(found) if found else np.zeros(0, np.uint64)
 
 
@@ -195,7 +226,8 @@ class Candidates(Stage):
         if anchored or ctx.force or not ws.is_done("repeated", repeated_key, files=[repeated_path]):
             folder.mkdir(parents=True, exist_ok=True)
             repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs],
-                                       min(usable_budget(ctx.wf) // 2, REPEATED_MEMORY), max(1, ctx.wf.run.n_workers))
+                                       min(usable_budget(ctx.wf) // 2, REPEATED_MEMORY), max(1, ctx.wf.run.n_workers),
+                                       ctx.executor, folder)
             save_npy(repeated_path, repeated)
             ws.mark("repeated", repeated_key, "done", files=[repeated_path], artifact=folder, hashes=len(repeated))
         t2 = time.perf_counter()

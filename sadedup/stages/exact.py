@@ -12,6 +12,9 @@ Text is read from the ingest's memory-mapped texts in chunks, so memory is the c
 from __future__ import annotations
 
 import dataclasses
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,11 +23,14 @@ import xxhash
 from ..keep import candidate_documents, decisions_digest, keep_rank, rule_values
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
+from ..workspace import save_npy
 from ..store import TextStore
 from .base import Context, Stage
 
-# bytes of text normalized at once
+# bytes of text normalized at once, by one task: at most, and at least (when the corpus is
+# cut into a few chunks per worker)
 CHUNK_BYTES = 64 << 20
+MIN_CHUNK_BYTES = 4 << 20
 # changes when the normalization or the hash changes, so old results are not reused
 VERSION = 1
 
@@ -48,12 +54,64 @@ def open_texts(root) -> tuple[np.ndarray, np.ndarray]:
     return store.data, store.offsets
 
 
+def hash_documents(texts: np.ndarray, offsets: np.ndarray, doc_ids: np.ndarray, lowercase: bool) -> np.ndarray:
+    """(n, 2) uint64: the xxh3-128 of each document's normalized text, high and low halves."""
+    docs = prepare(texts, offsets, doc_ids, lowercase)
+    buf, offs = normalized_texts(docs, lowercase)
+    mv = memoryview(buf)
+    h = xxhash.xxh3_128_intdigest
+    digests = [h(mv[a:z]) for a, z in zip(offs[:-1].tolist(), offs[1:].tolist())]
+    out = np.empty((len(digests), 2), dtype=np.uint64)
+    out[:, 0] = np.array([d >> 64 for d in digests], dtype=np.uint64)
+    out[:, 1] = np.array([d & 0xFFFFFFFFFFFFFFFF for d in digests], dtype=np.uint64)
+    return out
+
+
+@dataclass(frozen=True)
+class HashChunk:
+    """Task: the hashes of candidates i..j (rows of docs.npy) into `out`."""
+    root: str
+    docs: str
+    i: int
+    j: int
+    lowercase: bool
+    out: str
+
+    def __call__(self) -> dict[str, Any]:
+        texts, offsets = open_texts(Path(self.root))
+        ids = np.asarray(np.load(self.docs, mmap_mode="r")[self.i:self.j])
+        save_npy(Path(self.out), hash_documents(texts, offsets, ids, self.lowercase))
+        return {}
+
+
 class Exact(Stage):
     name = "exact"
     version = VERSION
 
     def settings(self, ctx: Context) -> Any:
         return dataclasses.asdict(ctx.wf.exact)
+
+    @staticmethod
+    def _hashes(ctx: Context, doc_ids: np.ndarray, offsets: np.ndarray, lowercase: bool) -> tuple[np.ndarray, ...]:
+        """(hi, lo) of every candidate's 128-bit hash, a chunk of documents per task (a few
+        per worker, so every core hashes); the chunks' files go once read."""
+        folder = ctx.ws.root / "exact"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        save_npy(folder / "docs.npy", doc_ids)
+        total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0
+        size = max(MIN_CHUNK_BYTES, min(CHUNK_BYTES, total // max(1, 2 * ctx.executor.workers) + 1))
+        chunks = list(text_chunks(offsets, doc_ids, size))
+        tasks = [HashChunk(str(ctx.ws.root), str(folder / "docs.npy"), i, j, lowercase, str(folder / f"hash_{k:05d}.npy"))
+                 for k, (i, j) in enumerate(chunks)]
+        hashes = np.zeros((len(doc_ids), 2), dtype=np.uint64)
+        with bar("exact", total, "bytes") as b:
+            for k, _ in ctx.executor.imap(tasks):
+                i, j = chunks[k]
+                hashes[i:j] = np.load(tasks[k].out)
+                b.advance(int(offsets[doc_ids[j - 1] + 1] - offsets[doc_ids[i]]))
+        shutil.rmtree(folder, ignore_errors=True)
+        return hashes[:, 0].copy(), hashes[:, 1].copy()
 
     def summary(self, d: dict[str, Any]) -> str:
         return f"exact: {d['documents']} documents, {d['dropped']} exact duplicate(s) dropped in {d['groups']} group(s)"
@@ -62,21 +120,9 @@ class Exact(Stage):
         ws, wf = ctx.ws, ctx.wf
         cfg = wf.exact
         doc_ids, n_chars = candidate_documents(ws, self.name)
-        texts, offsets = open_texts(ws.root)
+        _, offsets = open_texts(ws.root)
         n = len(doc_ids)
-        hi = np.zeros(n, dtype=np.uint64)
-        lo = np.zeros(n, dtype=np.uint64)
-        total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if n else 0
-        with bar("exact", total, "bytes") as b:
-            for i, j in text_chunks(offsets, doc_ids, CHUNK_BYTES):
-                docs = prepare(texts, offsets, doc_ids[i:j], cfg.lowercase)
-                buf, offs = normalized_texts(docs, cfg.lowercase)
-                mv = memoryview(buf)
-                h = xxhash.xxh3_128_intdigest
-                digests = [h(mv[a:z]) for a, z in zip(offs[:-1].tolist(), offs[1:].tolist())]
-                hi[i:j] = np.array([d >> 64 for d in digests], dtype=np.uint64)
-                lo[i:j] = np.array([d & 0xFFFFFFFFFFFFFFFF for d in digests], dtype=np.uint64)
-                b.advance(int(offsets[doc_ids[j - 1] + 1] - offsets[doc_ids[i]]))
+        hi, lo = self._hashes(ctx, doc_ids, offsets, cfg.lowercase)
         # groups of equal hashes, members in input order
         order = np.lexsort((doc_ids, lo, hi))
         hs, ls = hi[order], lo[order]

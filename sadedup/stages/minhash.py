@@ -42,6 +42,7 @@ from ..progress import say
 from ..workspace import load_npy, save_npy, writable_npy
 from .base import Context, ShardJob, Stage, chain
 from .exact import open_texts, text_chunks
+from .sizing import minhash_chunk_docs
 
 # a chunk of documents: about this much text, at most this many documents
 CHUNK_BYTES = 64 << 20
@@ -87,6 +88,23 @@ class SignatureChunk:
         return _chunk_task(self.root, self.folder, self.k, self.i, self.j, self.cfg)
 
 
+@dataclass(frozen=True)
+class BandPairs:
+    """Task: the candidate pairs of one band, over every chunk's band hashes, into `out`
+    (2 x pairs, int64 candidate positions)."""
+    dirs: tuple[str, ...]
+    band: int
+    has: str
+    out: str
+
+    def __call__(self) -> dict:
+        h = np.concatenate([load_npy(Path(d) / "bands.npy")[self.band] for d in self.dirs] + [np.zeros(0, np.uint64)])
+        has = np.load(self.has)
+        pi, pj = mh.bucket_pairs(h[has], has)
+        save_npy(Path(self.out), np.stack([pi.astype(np.int64), pj.astype(np.int64)]))
+        return {"pairs": len(pi)}
+
+
 @contextmanager
 def _timed(times: dict[str, float], phase: str) -> Iterator[None]:
     t0 = time.perf_counter()
@@ -121,7 +139,7 @@ class MinHash(Stage):
         with _timed(times, "signatures"):
             dirs, chunks = self._signatures(ctx, key, folder, doc_ids)
         with _timed(times, "banding"):
-            nsh, pi, pj = self._candidate_pairs(dirs, cfg, len(doc_ids))
+            nsh, pi, pj = self._candidate_pairs(ctx, folder, dirs, cfg, len(doc_ids))
         with _timed(times, "verify"):
             nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg)
         with _timed(times, "cluster"):
@@ -130,7 +148,8 @@ class MinHash(Stage):
                                                                  similarity, floor, cfg)
         with _timed(times, "database"):
             counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims)
-        (folder / "sets.npy").unlink(missing_ok=True)
+        for scratch in ("sets.npy", "has.npy"):
+            (folder / scratch).unlink(missing_ok=True)
         components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
             if len(ei) else 0
         _, offsets = open_texts(ws.root)
@@ -158,7 +177,7 @@ class MinHash(Stage):
         if not (folder / "docs.npy").exists() or not np.array_equal(np.load(folder / "docs.npy"), doc_ids):
             save_npy(folder / "docs.npy", doc_ids)
         _, offsets = open_texts(ws.root)
-        chunks = list(text_chunks(offsets, doc_ids, CHUNK_BYTES, CHUNK_DOCS))
+        chunks = list(text_chunks(offsets, doc_ids, CHUNK_BYTES, minhash_chunk_docs(ctx.wf)))
         dirs = [folder / f"chunk_{k:05d}" for k in range(len(chunks))]
         self.map_shards(ctx, self.name, "minhash", [
             ShardJob(k, chain(key, docs_key, k, i, j), [dirs[k] / f for f in CHUNK_FILES],
@@ -167,17 +186,21 @@ class MinHash(Stage):
         return dirs, chunks
 
     @staticmethod
-    def _candidate_pairs(dirs: list[Path], cfg: MinhashConfig, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """2. Banding: per band, equal band hashes of documents with a shingle make candidate
-        pairs (candidate positions, i < j, each pair once). Also the shingles per document."""
+    def _candidate_pairs(ctx: Context, folder: Path, dirs: list[Path], cfg: MinhashConfig,
+                         n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """2. Banding, a band per task: equal band hashes of documents with a shingle make
+        candidate pairs (candidate positions, i < j, each pair once). Also the shingles per
+        document."""
         nsh = np.concatenate([np.load(d / "nsh.npy") for d in dirs] + [np.zeros(0, np.int64)])
-        has = np.flatnonzero(nsh > 0)
+        save_npy(folder / "has.npy", np.flatnonzero(nsh > 0))
+        tasks = [BandPairs(tuple(map(str, dirs)), band, str(folder / "has.npy"), str(folder / f"pairs_{band:03d}.npy"))
+                 for band in range(cfg.bands)]
         pis, pjs = [], []
-        for band in range(cfg.bands):
-            h = np.concatenate([load_npy(d / "bands.npy")[band] for d in dirs] + [np.zeros(0, np.uint64)])[has]
-            pi, pj = mh.bucket_pairs(h, has)
-            pis.append(pi)
-            pjs.append(pj)
+        for b, _ in ctx.executor.imap(tasks):
+            pairs = np.load(tasks[b].out)
+            pis.append(pairs[0])
+            pjs.append(pairs[1])
+            Path(tasks[b].out).unlink()
             if sum(len(x) for x in pis) > (1 << 24):   # keep the pair lists small as we go
                 u = mh.unique_pairs(np.concatenate(pis), np.concatenate(pjs), max(n, 1))
                 pis, pjs = [u[0]], [u[1]]

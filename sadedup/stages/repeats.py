@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,33 +86,40 @@ def _first_at_least(tokens: np.ndarray, wpos: np.ndarray, t: int) -> int:
     return lo
 
 
-def merge_parts(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int, parts: int) -> int:
-    """native.merge, run as `parts` independent merges on threads (the kernel releases the
-    GIL): the streams are cut where windows' first token reaches a pivot, so equal windows
-    never fall in two parts, and the parts are balanced by window count. Each part's group ids
-    are shifted by the groups of the parts before it, so the result is the one merge's."""
-    top = max((int(t[w[-1]]) for t, w, _, _ in streams if len(w)), default=0)
-    total = sum(len(w) for _, w, _, _ in streams)
+def merge_plan(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray]], L: int, parts: int) -> list[list[tuple]]:
+    """Where to cut the merge into `parts` independent merges: streams (tokens, wpos, wl)
+    are cut where the windows' first token reaches a pivot, so equal windows never fall in
+    two parts, and the parts are balanced by window count. Per part, per stream, (i, e, ri,
+    re): its windows wpos[i:e] and their distinct windows' ids run_gid[ri:re]."""
+    top = max((int(t[w[-1]]) for t, w, _ in streams if len(w)), default=0)
+    total = sum(len(w) for _, w, _ in streams)
     cuts = [[0] * len(streams)]
     pivot = 0
     for j in range(1, parts):
         lo, hi = pivot, top + 1  # the smallest pivot that puts j/parts of the windows below it
         while lo < hi:
             mid = (lo + hi) // 2
-            if sum(_first_at_least(t, w, mid) for t, w, _, _ in streams) * parts >= j * total:
+            if sum(_first_at_least(t, w, mid) for t, w, _ in streams) * parts >= j * total:
                 hi = mid
             else:
                 lo = mid + 1
         pivot = lo
-        cuts.append([_first_at_least(t, w, pivot) for t, w, _, _ in streams])
-    cuts.append([len(w) for _, w, _, _ in streams])
-    pieces = []
+        cuts.append([_first_at_least(t, w, pivot) for t, w, _ in streams])
+    cuts.append([len(w) for _, w, _ in streams])
+    plan = []
     for a, b in zip(cuts[:-1], cuts[1:]):
-        piece = []
-        for (tokens, wpos, wl, run_gid), i, e in zip(streams, a, b):
-            ri, re = native.count_runs(wl[:i], L), native.count_runs(wl[:e], L)
-            piece.append((tokens, wpos[i:e], wl[i:e], run_gid[ri:re]))
-        pieces.append(piece)
+        plan.append([(i, e, native.count_runs(wl[:i], L), native.count_runs(wl[:e], L))
+                     for (_, _, wl), i, e in zip(streams, a, b)])
+    return plan
+
+
+def merge_parts(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int, parts: int) -> int:
+    """native.merge, run as `parts` independent merges (merge_plan) on threads (the kernel
+    releases the GIL). Each part's group ids are shifted by the groups of the parts before
+    it, so the result is the one merge's."""
+    plan = merge_plan([s[:3] for s in streams], L, parts)
+    pieces = [[(t, w[i:e], wl[i:e], g[ri:re]) for (t, w, wl, g), (i, e, ri, re) in zip(streams, part)]
+              for part in plan]
     if parts == 1:
         return native.merge(pieces[0], L)
     with ThreadPoolExecutor(parts) as pool:
@@ -125,6 +131,47 @@ def merge_parts(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
                 run_gid[run_gid >= 0] += shift
         shift += g
     return shift
+
+
+@dataclass(frozen=True)
+class MergePart:
+    """Task: part `k` of the cross-shard merge (see merge_plan). Its distinct windows' group
+    ids, numbered from 0, go to a file of its own per shard (run_gid.part<k>.npy): no two
+    tasks write one file, which a shared file system would not keep straight."""
+    k: int
+    tokens: tuple[str, ...]
+    windows: tuple[str, ...]
+    slices: tuple[tuple[int, int, int, int], ...]
+    L: int
+
+    def __call__(self) -> dict[str, Any]:
+        piece = [(load_npy(Path(tok)), load_npy(Path(odir) / "wpos.npy")[i:e], load_npy(Path(odir) / "wl.npy")[i:e],
+                  np.empty(re - ri, np.int64)) for tok, odir, (i, e, ri, re) in zip(self.tokens, self.windows, self.slices)]
+        groups = native.merge(piece, self.L)
+        for odir, (*_, run_gid) in zip(self.windows, piece):
+            save_npy(Path(odir) / f"run_gid.part{self.k:05d}.npy", run_gid)
+        return {"groups": groups}
+
+
+@dataclass(frozen=True)
+class JoinShard:
+    """Task: one shard's run_gid.npy from the merge parts' files, each part's ids moved past
+    the groups of the parts before it."""
+    window_dir: str
+    shifts: tuple[int, ...]
+
+    def __call__(self) -> dict[str, Any]:
+        odir = Path(self.window_dir)
+        parts = [odir / f"run_gid.part{k:05d}.npy" for k in range(len(self.shifts))]
+        arrays = [np.load(p) for p in parts]
+        with npy_in_place(odir / "run_gid.npy", np.int64, sum(len(a) for a in arrays)) as run_gid:
+            at = 0
+            for a, shift in zip(arrays, self.shifts):
+                run_gid[at:at + len(a)] = np.where(a >= 0, a + shift, a)
+                at += len(a)
+        for p in parts:
+            p.unlink()
+        return {}
 
 
 @dataclass(frozen=True)
@@ -186,7 +233,7 @@ class Repeats(Stage):
         mkey = self._plan(ctx, key)[3]  # the windows just made are in it
         merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
         if merged:
-            groups = self._merge(built, outs, L, max(1, ctx.wf.run.n_workers))
+            groups = self._merge(ctx, built, outs, L, max(1, ctx.wf.run.n_workers))
             faults.point("repeats.merge")
             ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
@@ -205,11 +252,17 @@ class Repeats(Stage):
                 "windows_seconds": round(t1 - t0, 3), "merge_seconds": round(t2 - t1, 3)}
 
     @staticmethod
-    def _merge(built: list[Path], outs: list[Path], L: int, parts: int) -> int:
-        streams = []
-        with ExitStack() as files:
-            for bdir, odir in zip(built, outs):
-                wl = load_npy(odir / "wl.npy")
-                run_gid = files.enter_context(npy_in_place(odir / "run_gid.npy", np.int64, native.count_runs(wl, L)))
-                streams.append((load_npy(bdir / "tokens.npy"), load_npy(odir / "wpos.npy"), wl, run_gid))
-            return merge_parts(streams, L, parts)
+    def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int) -> int:
+        """The cross-shard merge as tasks: `parts` merges of disjoint key ranges, then per
+        shard its run_gid.npy joined from the parts, each part's ids moved past the groups of
+        the parts before it; the result is the one merge's."""
+        plan = merge_plan([(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
+                           for b, o in zip(built, outs)], L, parts)
+        tokens, windows = tuple(str(b / "tokens.npy") for b in built), tuple(map(str, outs))
+        counts = [0] * len(plan)
+        for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L) for k, p in enumerate(plan)]):
+            counts[k] = res["groups"]
+        shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
+        for _ in ctx.executor.imap([JoinShard(o, shifts) for o in windows]):
+            pass
+        return int(sum(counts))

@@ -240,8 +240,6 @@ def test_jsonl_field_type_conflict_to_parquet_is_refused(cli, tmp_path):
 
 # ---- inputs that yield no document
 
-@pytest.mark.xfail(strict=True, reason="needs ingest to call readers.TextFieldSeen (issue 12 item 4; the ingest "
-                                       "edit is the other engineer's): remove this mark once it does")
 def test_text_field_in_no_row(cli, tmp_path):
     t = texts(3, 39)
     good = write_lines(tmp_path / "a.jsonl", [line(1, t[0])])

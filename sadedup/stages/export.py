@@ -157,7 +157,7 @@ class ExportPart:
     part: str
     text_field: str
     id_field: str
-    schema_from: str | None
+    schema_from: pa.Schema | None
 
     def __call__(self, on_read=lambda n: None) -> dict[str, int]:
         return export_part(self.pieces, self.decisions, self.part, self.text_field, self.id_field, self.schema_from,
@@ -274,18 +274,18 @@ class Export(Stage):
         out = self._output(ctx)
         if out.resolve().is_relative_to(ctx.ws.root.resolve()):
             raise SadedupError(f"output {out} is inside the work folder {ctx.ws.root}; write it elsewhere")
+        recorded = ctx.ws.read_state()["inputs"]
+        check_output(out, [d["path"] for d in recorded])  # before its lock file is made beside it
         with output_lock(out):
-            return self._write(ctx, out)
+            return self._write(ctx, out, recorded)
 
-    def _write(self, ctx: Context, out: Path) -> dict[str, Any]:
+    def _write(self, ctx: Context, out: Path, recorded: list[dict]) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
-        recorded = ws.read_state()["inputs"]
         inputs, _ = expand_inputs([d["path"] for d in recorded])
         for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row
             if describe_input(inp) != was:
                 raise SadedupError(f"input {inp.path} changed since it was ingested (size or modification time); "
                                    f"rerun with --restart to start over")
-        check_output(out, [d["path"] for d in recorded])
         # Parquet output: the Parquet inputs' schemas, unified (a conflict stops the run here)
         parquet = formats.output_kind(out)[0].name == "parquet"
         schema_from = formats.output_schema(inputs, wf.input.text_field) if parquet else None
@@ -298,7 +298,7 @@ class Export(Stage):
             ranges = _snapshot_decisions(ws.root / DB_NAME, decisions)
             pieces, sizes = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"),
                                   ctx.executor.workers, self.piece_bytes)
-            if out.suffix == ".parquet" or len(pieces) == 1:
+            if parquet or len(pieces) == 1:  # Parquet output is one file, written by one task
                 tasks = [ExportPart(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field,
                                     schema_from)]
                 sizes = [sum(sizes)]

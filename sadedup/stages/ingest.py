@@ -26,7 +26,8 @@ from .. import faults
 from ..progress import bar
 from ..errors import note_path
 from ..executor import imap_reading
-from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, json_ext_id, open_parquet, read_records
+from ..readers import (PIECE_BYTES, InputFile, TextFieldSeen, expand_inputs, input_pieces, json_ext_id, open_parquet,
+                       read_records)
 from ..workspace import append_file, save_npy
 from .base import Context, Stage
 from .sizing import max_document_tokens
@@ -60,9 +61,12 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
     docs: list[tuple] = []
     errors: list[tuple] = []
     chunks = 0
+    seen = TextFieldSeen(t.text_field)  # whether any row has the text field, and which fields they have
     try:
         with open(part, "wb", buffering=1 << 22) as texts, open(part + ".rows", "wb") as rows:
             for rec in read_records(inp, t.text_field, t.id_field, on_read, piece=t.lines):
+                if not seen.found:
+                    seen.add(rec)
                 if rec.error is None:
                     data = rec.text.encode("utf-8")
                     if len(data) > limit:
@@ -80,7 +84,7 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
             pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError as e:  # reading errors are SadedupErrors: this is a part file
         raise note_path(e, part)
-    return {"chunks": chunks + 1}
+    return {"chunks": chunks + 1, "text_field": seen}
 
 
 def _row_chunks(path: Path, chunks: int) -> Iterator[tuple[list, list]]:
@@ -132,6 +136,7 @@ class Ingest(Stage):
         n_docs = pos = nxt = 0
         offsets = [np.zeros(1, dtype=np.int64)]
         done: dict[int, dict] = {}  # finished out of order, waiting for the pieces before them
+        seen: dict[str, TextFieldSeen] = {}  # per file, over its pieces
         try:
             with ExitStack() as stack:
                 rows_out = stack.enter_context(ws.prov.new_documents())
@@ -155,6 +160,10 @@ class Ingest(Stage):
                             n_docs += len(sizes)
                             pos += int(sizes.sum())
                         rows.unlink()
+                        seen.setdefault(source, TextFieldSeen(text_field)).update(res["text_field"])
+                        last = nxt + 1 == len(pieces) or pieces[nxt + 1][0].name != source
+                        if last and pieces[nxt][0].format != "txt":  # a .txt file is its text: no fields
+                            seen.pop(source).check(source)  # the file's last piece: a row had the field?
                         nxt += 1
         except OSError as e:  # the database's failures are not OSErrors: this is texts.bin
             raise note_path(e, tmp / "texts.bin")

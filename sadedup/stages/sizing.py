@@ -83,20 +83,33 @@ def max_document_tokens(wf: Workflow) -> int:
     return max(1, usable_budget(wf) // per_token)
 
 
-def minhash_chunk_bytes(wf: Workflow) -> int:
-    """Memory of one signature task: its documents' signatures (uint32 per permutation) and
-    band hashes (uint64 per band), for a full chunk."""
+# documents of a MinHash chunk below which a chunk is not worth a task
+MIN_CHUNK_DOCS = 1024
+
+
+def minhash_doc_bytes(wf: Workflow) -> int:
+    """Memory one document costs a signature task: its signature (uint32 per permutation)
+    and band hashes (uint64 per band)."""
+    return 4 * wf.minhash.num_perm + 8 * wf.minhash.bands
+
+
+def minhash_chunk_docs(wf: Workflow) -> int:
+    """Documents per signature task: the stage's chunk, fewer when a worker's share of the
+    budget (half of it, the rest for the text) would not hold their signatures."""
     from .minhash import CHUNK_DOCS
 
-    return CHUNK_DOCS * (4 * wf.minhash.num_perm + 8 * wf.minhash.bands)
+    share = usable_budget(wf) // max(wf.run.n_workers, 1) // 2
+    return max(MIN_CHUNK_DOCS, min(CHUNK_DOCS, share // minhash_doc_bytes(wf)))
 
 
 def check_budget(wf: Workflow) -> None:
     """Every setting whose memory grows with it, against the budget, before any work."""
     shard_tokens(wf)
     if "minhash" in wf.stages:
-        need, per_worker = minhash_chunk_bytes(wf), usable_budget(wf) // max(wf.run.n_workers, 1)
-        if need > per_worker // 2:
-            raise ConfigError(f"minhash.num_perm={wf.minhash.num_perm} needs {need >> 20} MB per worker for its "
-                              f"signatures, more than run.memory_budget={wf.run.memory_budget} allows with "
-                              f"{wf.run.n_workers} worker(s) ({per_worker // 2 >> 20} MB); lower it or raise the budget")
+        need = MIN_CHUNK_DOCS * minhash_doc_bytes(wf)
+        share = usable_budget(wf) // max(wf.run.n_workers, 1) // 2
+        if need > share:
+            raise ConfigError(f"minhash.num_perm={wf.minhash.num_perm} needs {need >> 20} MB per worker for the "
+                              f"signatures of {MIN_CHUNK_DOCS} documents, more than run.memory_budget="
+                              f"{wf.run.memory_budget} allows with {wf.run.n_workers} worker(s) ({share >> 20} MB); "
+                              f"lower it or raise the budget")

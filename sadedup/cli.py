@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__, api, graph
+from . import formats
 from . import inspect as insp
 from . import pipeline
 from .errors import Interrupted, SadedupError, environment_error
@@ -103,12 +104,12 @@ Sets = Annotated[Optional[list[str]], typer.Option(
     "--set", "-s", metavar="KEY=VALUE", help="Override a workflow key, SECTION.KEY=VALUE, e.g. substring.min_length=50 or "
                         "stages=substring (lists are comma-separated). Repeatable.")]
 Inputs = Annotated[Optional[list[Path]], typer.Option(
-    "--input", "-i", metavar="PATH", help="A .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt file, or a folder of them "
+    "--input", "-i", metavar="PATH", help=f"A {formats.listed()} file, or a folder of them "
                           "(read sorted by path). Repeatable; documents are ordered by the order given.",
     readable=False)]  # sadedup checks every file itself and names the one it cannot read
 WorkflowArg = Annotated[Optional[str], typer.Argument(
     help="Workflow: a built-in name (default, c4, fineweb, keep_first) or a path to a .toml file.")]
-Executor = Annotated[Optional[str], typer.Option(help="Where tasks run: local (a process pool), inline or dask (default: run.executor; dask needs --set run.scheduler=tcp://HOST:PORT).")]
+Executor = Annotated[Optional[str], typer.Option(metavar="NAME", help="Where tasks run: local (a process pool), inline or dask (default: run.executor; dask needs --set run.scheduler=tcp://HOST:PORT).")]
 Workers = Annotated[Optional[int], typer.Option(metavar="N", help="Worker processes (default: run.workers, 0 = every core).")]
 Budget = Annotated[Optional[str], typer.Option(
     "--memory-budget", "-m", metavar="SIZE", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
@@ -158,8 +159,8 @@ def _sample_paths() -> tuple[list[Path], Path, Path]:
 @command()
 def run(workflow: WorkflowArg = None, input: Inputs = None,
         output: Annotated[Optional[Path], typer.Option(
-            "--output", "-o", metavar="PATH", help="Output file, with --input: its suffix picks the format (.jsonl, "
-                                                   ".jsonl.gz, .jsonl.zst, .parquet). On an existing work folder: "
+            "--output", "-o", metavar="PATH", help=f"Output file, with --input: its suffix picks the format "
+                                                   f"({formats.listed(output=True)}). On an existing work folder: "
                                                    "the recorded one.")] = None,
         workdir: Annotated[Optional[Path], typer.Option(
             "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "

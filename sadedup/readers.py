@@ -275,8 +275,15 @@ def _with_text(rec: Record, obj: dict, text_field: str, id_field: str, check_sur
     if bad is not None:
         rec.error = f"text has an unpaired surrogate at character {bad}"
         return rec
+    ext_id = obj.get(id_field)
+    if check_surrogates and ext_id is not None and not isinstance(ext_id, (int, float, bool)):
+        as_stored = json_ext_id(ext_id)  # what the database would hold: it takes UTF-8 only
+        bad = _surrogate_at(as_stored) if isinstance(as_stored, str) else None
+        if bad is not None:
+            rec.error = f"id field {id_field!r} has an unpaired surrogate at character {bad}"
+            return rec
     rec.text = text
-    rec.ext_id = obj.get(id_field)
+    rec.ext_id = ext_id
     return rec
 
 

@@ -142,3 +142,16 @@ def test_an_output_folder_one_cannot_write_is_refused_before_any_work(cli, done,
         assert not (tmp_path / "w").exists()
     finally:
         subprocess.run(["umount", "-l", str(ro)], check=False)
+
+
+def test_a_lone_surrogate_in_the_id_sets_the_row_aside(cli, tmp_path):
+    inp = tmp_path / "in.jsonl"
+    inp.write_bytes(b'{"id": "\\ud800", "text": "the first document"}\n'
+                    b'{"id": {"k": "a\\udc00"}, "text": "the second document"}\n'
+                    b'{"id": "ok", "text": "the third document", "meta": "\\udc00x"}\n')
+    out = tmp_path / "o.jsonl"
+    cli("run", "--input", inp, "--output", out, "--workdir", tmp_path / "w")
+    assert db_rows(tmp_path / "w", "SELECT source_row, error FROM input_errors ORDER BY source_row") == [
+        (1, "id field 'id' has an unpaired surrogate at character 0"),
+        (2, "id field 'id' has an unpaired surrogate at character 8")]
+    assert out.read_bytes() == b'{"id": "ok", "text": "the third document", "meta": "\\udc00x"}\n'

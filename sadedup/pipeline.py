@@ -84,13 +84,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
                                    f"(its own files would become inputs)")
             if p.resolve().is_relative_to(root):
                 raise SadedupError(f"input {p} is inside the work folder {workdir}; put the work folder elsewhere")
-    if output is not None and Path(output).resolve().is_relative_to(root):
-        raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
     if output is not None:
-        check_output(output, list(inputs or []))
-        if not os.access(Path(output).resolve().parent, os.W_OK):  # found before any work, not at export
-            raise SadedupError(f"output {output}: cannot write in {Path(output).resolve().parent} (permission denied "
-                               f"or a read-only file system)")
+        _check_output(output, list(inputs or []), workdir)
     ws = Workspace(workdir, create=True)
     ws.lock()
     try:
@@ -112,15 +107,28 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     return ws
 
 
-def _reopen(workdir: str | Path, overrides: list[str] | None) -> Workspace:
-    """An existing work folder, locked, its workflow changed by `overrides`."""
+def _check_output(output: str | Path, inputs: list, workdir: str | Path) -> None:
+    """Everything about the output that can be known before any work."""
+    if Path(output).resolve().is_relative_to(Path(workdir).resolve()):
+        raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
+    check_output(output, inputs)
+    if not os.access(Path(output).resolve().parent, os.W_OK):  # found now, not at export
+        raise SadedupError(f"output {output}: cannot write in {Path(output).resolve().parent} (permission denied "
+                           f"or a read-only file system)")
+
+
+def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path | None = None) -> Workspace:
+    """An existing work folder, locked, its workflow changed by `overrides`, its output
+    (what `run` and `export` write by default) set to `output` when given."""
     ws = Workspace(workdir)
     ws.lock()
     try:
-        if overrides:
-            wf = apply_overrides(ws.workflow, overrides)
+        if output is not None:
+            _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir)
+        if overrides or output is not None:
+            wf = apply_overrides(ws.workflow, overrides or [])
             check_budget(wf)
-            ws.configure(wf, None, None)
+            ws.configure(wf, None, None if output is None else str(output))
             _retire(ws)
     except BaseException:
         ws.unlock()
@@ -292,7 +300,7 @@ def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None =
 def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, executor: str | None = None,
           workers: int | None = None, **kw: Any) -> dict[str, Any]:
     """Runs one stage (and the stages its command includes) on an existing work folder."""
-    ws = _reopen(workdir, _with_workers(overrides, workers))
+    ws = _reopen(workdir, _with_workers(overrides, workers), kw.pop("output", None))
     with _session(ws, name, executor) as ctx:
         _require(ws, name)
         first = [s for s in graph.node(name).stage().runs_after if graph.enabled(s, ctx.wf)]

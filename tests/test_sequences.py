@@ -268,3 +268,17 @@ def test_a_damaged_state_or_database_is_one_line_and_restart_recovers(cli, corpu
         one_line_refusal(p, name, "--restart")
         cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
         assert out.read_bytes() == want
+
+
+def test_export_to_another_output_becomes_the_folders_output(cli, corpus, tmp_path):
+    w, out, other = tmp_path / "w", tmp_path / "out.jsonl", tmp_path / "other.jsonl"
+    cli("ingest", "--input", corpus, "--workdir", w, *SMALL)
+    cli("run", "--workdir", w, "--output", out, *SMALL)
+    cli("export", w, "--output", other)
+    assert other.read_bytes() == out.read_bytes()
+    assert "pending: nothing" in cli("status", w).stdout
+    other.unlink()
+    cli("run", "--workdir", w, *SMALL)  # the recorded output is the last one exported to
+    assert other.read_bytes() == out.read_bytes()
+    p = cli("export", w, "--output", tmp_path / "missing" / "x.jsonl", check=False)
+    one_line_refusal(p, "does not exist")

@@ -69,7 +69,6 @@ spans = Table(
     Column("src_char_end", Integer),
     Index("spans_doc", "doc_id"),
     Index("spans_src", "src_doc_id"),
-    Index("spans_method", "method"),
 )
 
 clusters = Table(
@@ -119,6 +118,8 @@ DB_NAME = "sadedup.db"
 SCHEMA_VERSION = 2
 # columns added since a version: (table, column, SQL type and default)
 _ADDED = {2: [("spans", "method", "TEXT NOT NULL DEFAULT 'substring'"), ("stages", "key", "TEXT")]}
+# indexes a version no longer has
+_DROPPED = ("spans_method",)
 
 
 def now() -> str:
@@ -185,6 +186,8 @@ def _migrate(engine: Engine) -> None:
                     cols = {r[1] for r in c.exec_driver_sql(f"PRAGMA table_info({table})")}
                     if table in existing and column not in cols:
                         c.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+        for name in _DROPPED:  # an index on a column of a handful of values costs more than it gives
+            c.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
         metadata.create_all(c)
         if version != SCHEMA_VERSION:
             c.exec_driver_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -223,9 +226,14 @@ def open_readonly(workdir: Path) -> sqlite3.Connection:
     return conn
 
 
-def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-    """executemany of plain tuples straight to the driver: 10x faster than ORM-style dicts."""
-    sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence],
+                constants: dict[str, str] | None = None) -> int:
+    """executemany of plain tuples straight to the driver: 10x faster than ORM-style dicts.
+    `constants`: columns with one text value for every row, bound once in the statement."""
+    constants = constants or {}
+    names = [*constants, *columns]
+    values = [*(f"'{v}'" for v in constants.values()), *("?" * len(columns))]
+    sql = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join(values)})"
     n = 0
     for chunk in _chunks(rows, 50_000):
         conn.exec_driver_sql(sql, chunk)
@@ -242,18 +250,18 @@ def column_rows(columns: Sequence[np.ndarray], chunk: int = 50_000) -> Iterator[
 
 
 def bulk_replace(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence],
-                 where: str = "1", params: tuple = ()) -> int:
+                 where: str = "1", params: tuple = (), constants: dict[str, str] | None = None) -> int:
     """Replaces the rows of `table` matching `where` by `rows`. When they are all of its
     rows, its indexes are dropped meanwhile and built again after: one sort per index
     instead of a random B-tree insert per row."""
     others = conn.exec_driver_sql(f"SELECT 1 FROM {table.name} WHERE NOT ({where}) LIMIT 1", params).first()
     if others is not None:
         conn.exec_driver_sql(f"DELETE FROM {table.name} WHERE {where}", params)
-        return bulk_insert(conn, table, columns, rows)
+        return bulk_insert(conn, table, columns, rows, constants)
     for index in table.indexes:
         index.drop(conn, checkfirst=True)
     conn.exec_driver_sql(f"DELETE FROM {table.name}")
-    n = bulk_insert(conn, table, columns, rows)
+    n = bulk_insert(conn, table, columns, rows, constants)
     for index in table.indexes:
         index.create(conn)
     return n

@@ -183,7 +183,7 @@ class DaskExecutor:
         if not scheduler:
             raise SadedupError("the dask executor needs a scheduler: --set run.scheduler=tcp://HOST:PORT")
         try:
-            self.client = Client(scheduler, timeout="10s", set_as_default=False)
+            self.client = Client(scheduler, timeout="5s", set_as_default=False)
         except (OSError, TimeoutError) as e:
             raise SadedupError(f"dask scheduler {scheduler} is not reachable ({e})") from None
         self.scheduler = scheduler

@@ -100,14 +100,18 @@ class Provenance:
 
     # ---- decisions of span stages
     def replace_spans(self, stage: str, columns: Sequence[str], rows: Iterable[Sequence],
-                      doc_columns: Sequence[str], doc_rows: Iterable[Sequence]) -> None:
-        """Replaces `stage`'s spans and its per-document results (doc_columns, by doc_id)."""
-        method = graph.node(stage).method or stage
+                      doc_columns: Sequence[str], doc_rows: Iterable[Sequence], dropped: np.ndarray) -> None:
+        """Replaces `stage`'s spans, its per-document results (doc_columns, by doc_id) and its
+        drops (the documents `dropped`, with the stage's reason). Only the dropped documents'
+        status changes, so the (status, reason) index is touched for them alone."""
+        n = graph.node(stage)
+        method = n.method or stage
         with self.engine.begin() as conn:
             self._take_back(conn, stage, keep_spans=True)
-            db.bulk_replace(conn, db.spans, ["method", *columns], ((method, *r) for r in rows),
-                            where="method = ?", params=(method,))
+            db.bulk_replace(conn, db.spans, columns, rows, where="method = ?", params=(method,),
+                            constants={"method": method})
             db.bulk_update_documents(conn, doc_columns, doc_rows)
+            db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", n.reason) for d in dropped.tolist()))
 
     def intact(self, stage: str, detail: dict) -> bool:
         """A finished deciding stage's decisions are still in the database as it recorded

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 
 import pyarrow as pa
@@ -147,7 +148,7 @@ def test_stage_by_stage_equals_run(cli, tmp_path):
     cli("remove", w, "--set", "substring.drop_fraction=0.8")
     assert db_rows(w, "SELECT * FROM spans ORDER BY span_id") == spans
     indexes = db_rows(w, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans'")
-    assert sorted(i[0] for i in indexes) == ["spans_doc", "spans_method", "spans_src"]
+    assert sorted(i[0] for i in indexes) == ["spans_doc", "spans_src"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -184,11 +185,17 @@ def test_status_names_a_failed_stage_and_its_reason(cli, tmp_path):
     cli("ingest", "--input", inp, "--workdir", w, *SUBSTRING)
     for stage in ("tokenize", "build", "repeats", "remove"):
         cli(stage, w)
+    # an output folder that does not exist is refused before any work: nothing is marked
     p = cli("export", w, "--output", tmp_path / "missing" / "out.jsonl", check=False)
+    assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "does not exist" in p.stderr
+    assert "pending: export (pending: not run yet)" in cli("status", w).stdout
+    # an input changed under the work folder is found by the export itself: it fails, and says why
+    os.utime(inp, ns=(1, 1))
+    p = cli("export", w, "--output", tmp_path / "out.jsonl", check=False)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1
     st = cli("status", w).stdout
-    assert "export" in st and "failed" in st and "does not exist" in st
-    assert "pending: export" in st
+    assert "export" in st and "failed" in st and "changed since it was ingested" in st
+    assert "pending: export (failed: " in st
 
 
 def test_memory_budget_sets_the_shard_size(cli, tmp_path):

@@ -123,8 +123,7 @@ def test_settings_that_cannot_work_are_refused(cli, done, tmp_path, args, words)
 
 def test_more_workers_or_memory_than_the_machine_has_is_said(cli, done, tmp_path):
     inp, _ = done
-    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w",
-            "--set", "substring.min_length=20", "--workers", "64", "--memory-budget", "64GB")
+    p = cli("ingest", "--input", inp, "--workdir", tmp_path / "w", "--workers", "64", "--memory-budget", "64GB")
     assert "run.workers=64 but this machine gives" in p.stderr
     assert "more than this machine's" in p.stderr
 

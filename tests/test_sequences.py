@@ -240,7 +240,7 @@ def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_p
     want = out.read_bytes()
     con = sqlite3.connect(w / "sadedup.db")
     con.executescript("""
-        DROP INDEX spans_method; DROP INDEX documents_ext_id; DROP INDEX documents_source_row;
+        DROP INDEX documents_ext_id; DROP INDEX documents_source_row;
         DROP INDEX documents_status_reason;
         ALTER TABLE spans DROP COLUMN method; ALTER TABLE stages DROP COLUMN key; PRAGMA user_version = 0;
     """)
@@ -252,7 +252,7 @@ def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_p
     assert db_rows(w, "SELECT DISTINCT method FROM spans") == [("substring",)]
     assert db_rows(w, "SELECT count(*) FROM stages WHERE status = 'done' AND key IS NULL") == [(0,)]
     assert {r[0] for r in db_rows(w, "SELECT name FROM sqlite_master WHERE type = 'index'")} >= {
-        "spans_method", "documents_ext_id", "documents_source_row", "documents_status_reason"}
+        "documents_ext_id", "documents_source_row", "documents_status_reason"}
     assert (w / ".sadedup-workdir").exists()
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import db, faults, graph, native
+from .. import db, faults, native
 from ..progress import bar
 from ..store import TextStore
 from ..tokenizers import char_spans
@@ -155,14 +155,12 @@ class Remove(Stage):
         drp = np.concatenate([r[1] for r in per_shard] + [np.zeros(0, bool)])
         rch = np.concatenate(removed_chars + none)
         cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
-        status = np.where(drp, "dropped", "kept")
-        reason = np.where(drp, graph.node("remove").reason, None)
         faults.point("remove.db")
         ws.prov.replace_spans("remove", ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
                                          "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
                               db.column_rows([np.arange(n_spans), *cols]),
-                              ["n_tokens", "removed_tokens", "coverage", "removed_chars", "status", "reason"],
-                              db.column_rows([all_ids, ntok, rem, cov, rch, status, reason]))
+                              ["n_tokens", "removed_tokens", "coverage", "removed_chars"],
+                              db.column_rows([all_ids, ntok, rem, cov, rch]), all_ids[drp])
         return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
                 "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum()),
                 "digest": decisions_digest(*cols, all_ids, rem, drp)}

@@ -339,7 +339,13 @@ def dedup(data: T, workdir: PathLike, *, workflow: WorkflowLike | None = None, o
     else:
         os.replace(tmp, src)
     sets = _overrides(overrides) + ([f"input.text_field={text_field}"] if text_field is not None else [])
-    run([src], out, workdir, workflow, sets, restart=restart, executor=executor, workers=workers, quiet=quiet)
+    try:
+        run([src], out, workdir, workflow, sets, restart=restart, executor=executor, workers=workers, quiet=quiet)
+    except SadedupError as e:  # the CLI's words for what a caller of this function says with restart=True
+        if "--restart" not in str(e):
+            raise
+        raise SadedupError(str(e).replace("rerun with --restart", "pass restart=True")
+                           .replace("--restart", "restart=True")) from None
     table = pq.read_table(out)
     if hf:
         import datasets  # imported already: data is one of its Datasets

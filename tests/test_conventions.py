@@ -265,6 +265,9 @@ def test_dedup_a_table_in_memory(tmp_path):
     small = sadedup.dedup(table.slice(0, 5), w, overrides={"stages": "exact,substring", "substring.min_length": 20},
                           executor="inline", quiet=True, restart=True)
     assert small.num_rows <= 5
+    with pytest.raises(sadedup.SadedupError, match=r"pass restart=True"):  # the API's words, not the CLI's
+        sadedup.dedup(table, w, overrides={"stages": "exact,substring", "substring.min_length": 20},
+                      executor="inline", quiet=True)
     with pytest.raises(TypeError):
         sadedup.dedup([{"text": "a"}], w)
 

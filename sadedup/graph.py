@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .config import Workflow
@@ -107,6 +107,3 @@ def retired(wf: "Workflow") -> list[Node]:
     """Deciding stages the workflow does not run: their decisions must be taken back."""
     return [n for n in NODES if n.decides and not enabled(n.name, wf)]
 
-
-def stage_named(name: str) -> Any:
-    return BY_NAME[name].stage()

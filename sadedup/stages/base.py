@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import faults, graph
 from ..config import Workflow
+from ..errors import Interrupted
 from ..executor import Executor, InlineExecutor
 from ..progress import bar, say
 from ..workspace import Workspace, digest
@@ -112,8 +113,7 @@ class Stage:
         try:
             detail = self.work(ctx, key)
         except BaseException as e:
-            why = "interrupted" if isinstance(e, KeyboardInterrupt) or type(e).__name__ == "Interrupted" \
-                else f"{type(e).__name__}: {e}"
+            why = "interrupted" if isinstance(e, (KeyboardInterrupt, Interrupted)) else f"{type(e).__name__}: {e}"
             try:
                 ws.mark(self.name, key, "failed", error=why)
             except Exception:

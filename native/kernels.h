@@ -167,4 +167,17 @@ int64_t sd_select_none(const void *gid, int gid64, int64_t m, const int64_t *rst
  * Returns the number of pieces, -1 on malformed input, -2 if more than `cap`. */
 int64_t sd_spm_pieces(const uint8_t *buf, int64_t n, int64_t cap, uint32_t *ids, int64_t *begin, int64_t *end);
 
+/* Count and locate (occurrences.c). The suffixes of T (n tokens, suffix array sa) whose
+ * first m tokens are P are sa[*lo .. *hi): two binary searches, at most m tokens compared
+ * per step, tokens ordered numerically. */
+void sd_sa_range(const uint8_t *T, int es, int64_t n, const void *sa, int is64, const uint8_t *P, int64_t m,
+                 int64_t *lo, int64_t *hi);
+
+/* Of the suffixes sa[from..to), those whose first m tokens lie inside one document
+ * (offsets[0..ndocs], offsets[ndocs] = n): returns how many, and writes the first `cap` of
+ * their positions, in suffix-array order, to out. -1: an entry outside 0..n (a damaged
+ * suffix array). */
+int64_t sd_in_documents(const void *sa, int is64, int64_t from, int64_t to, const int64_t *offsets, int64_t ndocs,
+                        int64_t m, int64_t *out, int64_t cap);
+
 #endif

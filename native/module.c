@@ -558,6 +558,52 @@ static PyObject *py_components(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* sa_range(T, es, sa, is64, P) -> (lo, hi): the suffixes that start with P */
+static PyObject *py_sa_range(PyObject *self, PyObject *args) {
+    Py_buffer T, sa, P;
+    int es, is64;
+    if (!PyArg_ParseTuple(args, "y*iy*py*", &T, &es, &sa, &is64, &P)) return NULL;
+    PyObject *ret = NULL;
+    int64_t n = T.len / es, m = P.len / es, lo = 0, hi = 0;
+    if (es != 1 && es != 2 && es != 4) {
+        PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
+    } else if (P.len % es || m < 1) {
+        PyErr_SetString(PyExc_ValueError, "the pattern must be at least one token of the tokens' width");
+    } else if (need(&sa, n * W(is64), "sa")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_sa_range(T.buf, es, n, sa.buf, is64, P.buf, m, &lo, &hi);
+        Py_END_ALLOW_THREADS
+        ret = Py_BuildValue("LL", (long long)lo, (long long)hi);
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&sa); PyBuffer_Release(&P);
+    return ret;
+}
+
+/* in_documents(sa, is64, from, to, offsets, m, out) -> count; out (int64) may be empty */
+static PyObject *py_in_documents(PyObject *self, PyObject *args) {
+    Py_buffer sa, off, out;
+    int is64;
+    long long from, to, m;
+    if (!PyArg_ParseTuple(args, "y*pLLy*Lw*", &sa, &is64, &from, &to, &off, &m, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nsa = sa.len / W(is64), ndocs = off.len / 8 - 1, count = 0;
+    if (from < 0 || to < from || to > nsa) {
+        PyErr_SetString(PyExc_ValueError, "in_documents: range outside the suffix array");
+    } else if (ndocs < 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets must hold at least one entry");
+    } else if (m < 1) {
+        PyErr_SetString(PyExc_ValueError, "the pattern must be at least one token");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        count = sd_in_documents(sa.buf, is64, from, to, off.buf, ndocs, m, out.buf, out.len / 8);
+        Py_END_ALLOW_THREADS
+        if (count < 0) PyErr_SetString(PyExc_ValueError, "in_documents: a suffix array entry lies outside the tokens");
+        else ret = PyLong_FromLongLong(count);
+    }
+    PyBuffer_Release(&sa); PyBuffer_Release(&off); PyBuffer_Release(&out);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
@@ -579,6 +625,8 @@ static PyMethodDef methods[] = {
     {"shingle_sets", py_shingle_sets, METH_VARARGS, "Sorted distinct shingle hashes of documents."},
     {"jaccard_pairs", py_jaccard_pairs, METH_VARARGS, "Exact Jaccard of pairs of sorted sets."},
     {"components", py_components, METH_VARARGS, "Union-find: smallest node of every node's component."},
+    {"sa_range", py_sa_range, METH_VARARGS, "sa_range(T, es, sa, is64, P): the suffixes that start with P."},
+    {"in_documents", py_in_documents, METH_VARARGS, "Of a suffix-array range, the entries whose first m tokens lie in one document."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_native", "sadedup native kernels", -1, methods};

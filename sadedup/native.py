@@ -364,3 +364,34 @@ def components(n: int, ei: np.ndarray, ej: np.ndarray) -> np.ndarray:
     if n:
         _native.components(int(n), ei if ei.size else b"", ej if ej.size else b"", root)
     return root
+
+
+# ---- count and locate (native/occurrences.c) ----------------------------------------------
+
+def sa_range(tokens: np.ndarray, sa: np.ndarray, pattern: np.ndarray) -> tuple[int, int]:
+    """[lo, hi): the entries of the suffix array `sa` of `tokens` whose suffixes start with
+    `pattern` (same dtype as tokens, at least one token), by binary search."""
+    if pattern.dtype != tokens.dtype:
+        raise TypeError(f"pattern must have the tokens' dtype {tokens.dtype}, got {pattern.dtype}")
+    if len(sa) != len(tokens):
+        raise ValueError("suffix array and tokens differ in length")
+    if len(pattern) == 0:
+        raise ValueError("the pattern must hold at least one token")
+    if len(tokens) == 0:
+        return 0, 0
+    lo, hi = _native.sa_range(_c(tokens), token_size(tokens), _c(sa), _is64(sa), np.ascontiguousarray(pattern))
+    return int(lo), int(hi)
+
+
+def in_documents(sa: np.ndarray, lo: int, hi: int, offsets: np.ndarray, m: int,
+                 out: np.ndarray | None = None) -> int:
+    """How many of the suffixes sa[lo:hi] have their first m tokens inside one document
+    (offsets: int64, ndocs+1); the first len(out) of their positions (in suffix-array order)
+    go to `out` (int64) when given."""
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if out is not None and out.dtype != np.int64:
+        raise TypeError("out must be int64")
+    if hi <= lo:
+        return 0
+    return int(_native.in_documents(_c(sa), _is64(sa), int(lo), int(hi), offsets, int(m),
+                                    bytearray() if out is None or not out.size else _c(out)))

@@ -392,10 +392,24 @@ def explain(workdir: WorkdirArg, doc: Annotated[str, typer.Argument(help="A doc_
         out.print(f"  {c['method']} cluster {c['cluster_id']} of {c['size']}: kept document {c['kept_doc_id']} "
                   f"by rule {c['keep_rule']}" + (f", similarity {c['similarity']:.3f}" if c["similarity"] else ""))
     for s in info["spans"]:
-        out.print(f"  span {s['span_id']}: tokens [{s['tok_start']}, {s['tok_end']}), chars [{s['char_start']}, "
-                  f"{s['char_end']}) duplicates document {s['src_doc_id']} at token {s['src_tok_start']}")
+        out.print(f"  span {s['span_id']} ({s['method']}): " + _span_line(s))
         out.print(f"    removed: {_clip(s['text'])}")
         out.print(f"    earlier: {_clip(s['source_text'])}")
+
+
+def _span_line(s: dict) -> str:
+    """Where a span is and what it duplicated, in the units its stage works in."""
+    where = (f"tokens [{s['tok_start']}, {s['tok_end']}), " if s["tok_start"] is not None else "") + \
+        f"chars [{s['char_start']}, {s['char_end']})"
+    if s.get("eval_item"):
+        e = s["eval_item"]
+        return f"{where} matches eval item {e['eval_file']} row {e['eval_row']} field {e['field']!r}"
+    if s["src_doc_id"] is None:
+        return where
+    at = f"token {s['src_tok_start']}" if s["src_tok_start"] is not None else f"char {s['src_char_start']}"
+    sim = f", similarity {s['similarity']:.3f}" if s.get("similarity") is not None else ""
+    ref = f" of reference {s['src_ref']}" if s.get("src_ref") is not None else ""
+    return f"{where} duplicates document {s['src_doc_id']}{ref} at {at}{sim}"
 
 
 def _clip(text: str | None, n: int = 160) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, get_type_hints, get_args, get_origin, Union
 
 from .errors import ConfigError
+from .graph import DEFAULT_METHODS
 from .graph import METHODS as STAGES
 
 
@@ -142,7 +143,7 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class Workflow:
-    stages: tuple[str, ...] = STAGES
+    stages: tuple[str, ...] = DEFAULT_METHODS
     input: InputConfig = field(default_factory=InputConfig)
     exact: ExactConfig = field(default_factory=ExactConfig)
     minhash: MinhashConfig = field(default_factory=MinhashConfig)

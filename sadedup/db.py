@@ -59,14 +59,17 @@ spans = Table(
     Column("span_id", Integer, primary_key=True, autoincrement=False),
     Column("method", String, nullable=False, server_default="substring"),  # the stage that made it
     Column("doc_id", Integer, nullable=False),
-    Column("tok_start", Integer, nullable=False),
-    Column("tok_end", Integer, nullable=False),
+    Column("tok_start", Integer),       # token offsets: NULL for stages that work on characters
+    Column("tok_end", Integer),
     Column("char_start", Integer, nullable=False),
     Column("char_end", Integer, nullable=False),
     Column("src_doc_id", Integer),
     Column("src_tok_start", Integer),
-    Column("src_char_start", Integer),  # the source's text of the same token length, for explain
+    Column("src_char_start", Integer),  # the source's text (of the same token length), for explain
     Column("src_char_end", Integer),
+    Column("similarity", Float),        # passages: the verified similarity to the source chunk
+    Column("src_item_id", Integer),     # decontaminate: the eval item it matched (eval_items)
+    Column("src_ref", Integer),         # the source is in a reference run (refs), not this folder
     Index("spans_doc", "doc_id"),
     Index("spans_src", "src_doc_id"),
 )
@@ -85,6 +88,7 @@ cluster_members = Table(
     Column("cluster_id", Integer, nullable=False),
     Column("doc_id", Integer, nullable=False),
     Column("similarity", Float),
+    Column("src_ref", Integer),         # the member is a document of a reference run (refs)
     Index("cluster_members_cluster", "cluster_id"),
     Index("cluster_members_doc", "doc_id"),
 )
@@ -113,11 +117,34 @@ input_errors = Table(
     Index("input_errors_source", "source", "source_row"),
 )
 
+refs = Table(
+    "refs", metadata,  # finished work folders a run deduplicates against (--reference)
+    Column("ref_id", Integer, primary_key=True, autoincrement=False),
+    Column("workdir", String, nullable=False),
+    Column("run_id", Integer),          # the reference's last finished run
+)
+
+eval_items = Table(
+    "eval_items", metadata,  # decontaminate: one row per eval text, with its verdict
+    Column("item_id", Integer, primary_key=True, autoincrement=False),
+    Column("eval_file", String, nullable=False),
+    Column("eval_row", Integer, nullable=False),
+    Column("field", String, nullable=False),
+    Column("n_ngrams", Integer, nullable=False),
+    Column("n_matched", Integer, nullable=False),
+    Column("overlap", Float),           # n_matched / n_ngrams; NULL for a text shorter than one n-gram
+    Column("verdict", String, nullable=False),  # contaminated, partial, clean
+    Column("matched_docs", Integer, nullable=False),
+)
+
 DB_NAME = "sadedup.db"
 # PRAGMA user_version of the schema above; older work folders are brought up to it on open
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # columns added since a version: (table, column, SQL type and default)
-_ADDED = {2: [("spans", "method", "TEXT NOT NULL DEFAULT 'substring'"), ("stages", "key", "TEXT")]}
+_ADDED = {2: [("spans", "method", "TEXT NOT NULL DEFAULT 'substring'"), ("stages", "key", "TEXT")],
+          3: [("cluster_members", "src_ref", "INTEGER")]}
+# tables whose columns changed in a way ALTER TABLE cannot make (a NOT NULL lifted): copied over
+_REBUILT = {3: ["spans"]}
 # indexes a version no longer has
 _DROPPED = ("spans_method",)
 
@@ -186,11 +213,27 @@ def _migrate(engine: Engine) -> None:
                     cols = {r[1] for r in c.exec_driver_sql(f"PRAGMA table_info({table})")}
                     if table in existing and column not in cols:
                         c.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+                for table in _REBUILT.get(v, []):
+                    if table in existing:
+                        _rebuild(c, metadata.tables[table])
         for name in _DROPPED:  # an index on a column of a handful of values costs more than it gives
             c.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
         metadata.create_all(c)
         if version != SCHEMA_VERSION:
             c.exec_driver_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _rebuild(c: Connection, table: Table) -> None:
+    """`table` created anew from the schema above and its rows copied in (the columns both have)."""
+    old = f"{table.name}_old"
+    cols = [r[1] for r in c.exec_driver_sql(f"PRAGMA table_info({table.name})")]
+    for index in table.indexes:
+        c.exec_driver_sql(f"DROP INDEX IF EXISTS {index.name}")
+    c.exec_driver_sql(f"ALTER TABLE {table.name} RENAME TO {old}")
+    table.create(c)
+    shared = ", ".join(col for col in cols if col in table.c)
+    c.exec_driver_sql(f"INSERT INTO {table.name} ({shared}) SELECT {shared} FROM {old}")
+    c.exec_driver_sql(f"DROP TABLE {old}")
 
 
 # statements a read-only query may not make: ATTACH creates a file, VACUUM INTO writes one

@@ -36,6 +36,10 @@ class Node:
     when: Callable[["Workflow"], bool] | None = None  # a setting that turns it off inside its method
     folders: tuple[str, ...] = ()              # what it writes at the top of the work folder
     summary: str = ""
+    spans: bool = False                        # a span stage: cuts spans out of the documents that reach it
+    doc_columns: tuple[str, ...] = ()          # documents columns it fills (NULL again when taken back)
+    owns: tuple[str, ...] = ()                 # tables it alone writes (emptied when taken back)
+    default: bool = False                      # its method is in a workflow that names no `stages`
 
     def stage(self) -> "Stage":
         module, _, name = self.cls.partition(":")
@@ -45,11 +49,12 @@ class Node:
 NODES: tuple[Node, ...] = (
     Node("ingest", "ingest:Ingest", folders=("ingest", "ingest.partial"), summary="inputs read into documents, texts and input_errors"),
     Node("exact", "exact:Exact", ("ingest",), method="exact", reason="exact_duplicate", decides=True,
-         folders=("exact",), summary="exact duplicate documents dropped"),
+         folders=("exact",), summary="exact duplicate documents dropped", default=True),
     Node("minhash", "minhash:MinHash", ("exact",), method="minhash", reason="near_duplicate", decides=True,
-         folders=("minhash",), summary="near-duplicate documents dropped"),
+         folders=("minhash",), summary="near-duplicate documents dropped", default=True),
+    # span stages (lines, passages, decontaminate, then substring) go here, each reading the one before
     Node("tokenize", "tokenize:Tokenize", ("minhash",), method="substring",
-         folders=("substring", "tokenizers"), summary="survivors tokenized into shards"),
+         folders=("substring", "tokenizers"), summary="survivors tokenized into shards", default=True),
     Node("candidates", "candidates:Candidates", ("tokenize",), method="substring",
          when=lambda wf: wf.substring.prefilter, summary="text that can hold a repeated window"),
     Node("build", "build:Build", ("candidates", "tokenize"), method="substring",
@@ -57,14 +62,19 @@ NODES: tuple[Node, ...] = (
     Node("repeats", "repeats:Repeats", ("build", "tokenize"), method="substring",
          summary="groups of equal windows across shards"),
     Node("remove", "remove:Remove", ("repeats", "tokenize"), method="substring", reason="substring_coverage",
-         decides=True, summary="repeated passages cut, documents over drop_fraction dropped"),
+         decides=True, summary="repeated passages cut, documents over drop_fraction dropped", spans=True,
+         doc_columns=("n_tokens", "removed_tokens", "coverage", "removed_chars")),
     Node("export", "export:Export", ("remove",), folders=("export.partial",), summary="kept documents written, cut"),
 )
 
 BY_NAME = {n.name: n for n in NODES}
 # the workflow's `stages` entries, in the only order they may run
 METHODS: tuple[str, ...] = tuple(dict.fromkeys(n.method for n in NODES if n.method))
+# the workflow's `stages` when it names none
+DEFAULT_METHODS: tuple[str, ...] = tuple(dict.fromkeys(n.method for n in NODES if n.method and n.default))
 REASONS: dict[str, str] = {n.method or n.name: n.reason for n in NODES if n.reason}
+# the methods that write spans, in the order they cut
+SPAN_METHODS: tuple[str, ...] = tuple(n.method or n.name for n in NODES if n.spans)
 
 
 def node(name: str) -> Node:

@@ -181,11 +181,15 @@ def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, A
         doc_id = row["doc_id"]
         text = _text(workdir, doc_id)
         spans = []
-        for s in con.execute("SELECT * FROM spans WHERE doc_id = ? ORDER BY tok_start", (doc_id,)):
-            src_text = None
-            if s["src_doc_id"] is not None:
+        for s in con.execute("SELECT * FROM spans WHERE doc_id = ? ORDER BY char_start, span_id", (doc_id,)):
+            src_text, item = None, None
+            if s["src_doc_id"] is not None and s["src_ref"] is None:
                 src_text = _text(workdir, s["src_doc_id"])[s["src_char_start"]:s["src_char_end"]]
-            spans.append({**dict(s), "text": text[s["char_start"]:s["char_end"]], "source_text": src_text})
+            if s["src_item_id"] is not None:
+                found = con.execute("SELECT * FROM eval_items WHERE item_id = ?", (s["src_item_id"],)).fetchone()
+                item = dict(found) if found is not None else None
+            spans.append({**dict(s), "text": text[s["char_start"]:s["char_end"]], "source_text": src_text,
+                          "eval_item": item})
         clusters = [dict(r) for r in con.execute(
             "SELECT c.cluster_id, c.method, c.size, c.kept_doc_id, c.keep_rule, m.similarity FROM cluster_members m "
             "JOIN clusters c USING (cluster_id) WHERE m.doc_id = ?", (doc_id,))]

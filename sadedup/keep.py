@@ -46,6 +46,16 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
     return arr["doc_id"].copy(), arr["n_chars"].copy()
 
 
+def visiting_order(ws: Workspace, doc_ids: np.ndarray) -> np.ndarray | None:
+    """The order in which keep-first rules visit `doc_ids` (sorted): input order (None), or
+    by input.priority, highest first, ties and documents without a number by input order."""
+    wf = ws.workflow
+    if not wf.input.priority:
+        return None
+    values, _ = column_values(ws, wf.input.priority, wf.input.text_field, wf.input.id_field)
+    return np.lexsort((doc_ids, -values[doc_ids]))
+
+
 def column_values(ws: Workspace, name: str, text_field: str, id_field: str) -> tuple[np.ndarray, int]:
     """Per doc_id, the numeric value of input field `name` (-inf when missing or not a number),
     and how many documents have a number there."""

@@ -68,7 +68,8 @@ class Provenance:
         """Replaces every document and input error, and so takes back every decision, in one
         transaction; the documents' indexes are built once at the end."""
         with self.engine.begin() as conn:
-            for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors):
+            owned = [db.metadata.tables[t] for n in graph.NODES for t in n.owns]
+            for t in (db.spans, db.cluster_members, db.clusters, db.documents, db.input_errors, *owned):
                 conn.execute(t.delete())
             self._forget(conn, [*deciding_stages(), "export"])
             for index in db.documents.indexes:
@@ -103,15 +104,29 @@ class Provenance:
                       doc_columns: Sequence[str], doc_rows: Iterable[Sequence], dropped: np.ndarray) -> None:
         """Replaces `stage`'s spans, its per-document results (doc_columns, by doc_id) and its
         drops (the documents `dropped`, with the stage's reason). Only the dropped documents'
-        status changes, so the (status, reason) index is touched for them alone."""
+        status changes, so the (status, reason) index is touched for them alone.
+
+        Without a span_id column the spans are numbered after every other method's, like
+        cluster ids: in a work folder brought current, in the order the span stages ran."""
         n = graph.node(stage)
         method = n.method or stage
         with self.engine.begin() as conn:
             self._take_back(conn, stage, keep_spans=True)
+            if "span_id" not in columns:
+                base = conn.exec_driver_sql("SELECT coalesce(max(span_id), -1) + 1 FROM spans WHERE method != ?",
+                                            (method,)).scalar()
+                columns = ["span_id", *columns]
+                rows = ((base + i, *r) for i, r in enumerate(rows))
             db.bulk_replace(conn, db.spans, columns, rows, where="method = ?", params=(method,),
                             constants={"method": method})
-            db.bulk_update_documents(conn, doc_columns, doc_rows)
+            if doc_columns:
+                db.bulk_update_documents(conn, doc_columns, doc_rows)
             db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", n.reason) for d in dropped.tolist()))
+
+    def replace_eval_items(self, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
+        """The decontaminate stage's verdicts, one row per eval text (its spans point at them)."""
+        with self.engine.begin() as conn:
+            db.bulk_replace(conn, db.eval_items, columns, rows)
 
     def intact(self, stage: str, detail: dict) -> bool:
         """A finished deciding stage's decisions are still in the database as it recorded
@@ -143,9 +158,11 @@ class Provenance:
             conn.exec_driver_sql("DELETE FROM spans WHERE method = ?", (n.method or stage,))
         if n.reason:
             conn.exec_driver_sql("UPDATE documents SET status = 'kept', reason = NULL WHERE reason = ?", (n.reason,))
-        if n.method == "substring":  # the per-document columns the substring stage fills
-            conn.exec_driver_sql("UPDATE documents SET n_tokens = NULL, removed_tokens = NULL, coverage = NULL, "
-                                 "removed_chars = NULL WHERE n_tokens IS NOT NULL")
+        if n.doc_columns:  # the per-document columns the stage fills
+            sets = ", ".join(f"{c} = NULL" for c in n.doc_columns)
+            conn.exec_driver_sql(f"UPDATE documents SET {sets} WHERE {n.doc_columns[0]} IS NOT NULL")
+        for table in n.owns:
+            conn.exec_driver_sql(f"DELETE FROM {table}")
 
 
 class DocumentWriter:

@@ -46,7 +46,7 @@ def test_sql_never_creates_a_file(cli, done, tmp_path):
               "PRAGMA journal_mode = DELETE", "DELETE FROM documents", "CREATE TABLE t (x)"):
         refused(cli("sql", w, q, check=False), "read-only")
     assert not list(tmp_path.glob("*.db")) and sorted(os.listdir(w)) == before
-    assert cli("sql", w, "PRAGMA user_version").stdout.split()[-1] == "2"
+    assert cli("sql", w, "PRAGMA user_version").stdout.split()[-1] == "3"
 
 
 def test_a_folder_one_cannot_write_can_be_audited(cli, done, tmp_path):

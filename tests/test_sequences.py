@@ -238,6 +238,7 @@ def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_p
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
     want = out.read_bytes()
+    spans = db_rows(w, "SELECT doc_id, tok_start, tok_end, char_start, char_end FROM spans ORDER BY span_id")
     con = sqlite3.connect(w / "sadedup.db")
     con.executescript("""
         DROP INDEX documents_ext_id; DROP INDEX documents_source_row;
@@ -248,8 +249,11 @@ def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_p
     (w / ".sadedup-workdir").unlink()  # made before markers: its database says it is sadedup's
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
     assert out.read_bytes() == want
-    assert db_rows(w, "PRAGMA user_version") == [(2,)]
+    assert db_rows(w, "PRAGMA user_version") == [(3,)]
     assert db_rows(w, "SELECT DISTINCT method FROM spans") == [("substring",)]
+    assert db_rows(w, "SELECT doc_id, tok_start, tok_end, char_start, char_end FROM spans ORDER BY span_id") == spans
+    # schema 3 lifted NOT NULL from the token offsets (stages that cut characters leave them NULL)
+    assert [r[3] for r in db_rows(w, "PRAGMA table_info(spans)") if r[1] == "tok_start"] == [0]
     assert db_rows(w, "SELECT count(*) FROM stages WHERE status = 'done' AND key IS NULL") == [(0,)]
     assert {r[0] for r in db_rows(w, "SELECT name FROM sqlite_master WHERE type = 'index'")} >= {
         "documents_ext_id", "documents_source_row", "documents_status_reason"}

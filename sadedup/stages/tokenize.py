@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import ConfigError, SadedupError
-from ..keep import candidate_documents
+from ..keep import candidate_documents, visiting_order
 from .. import faults
 from ..progress import bar, say
 from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
@@ -189,16 +189,10 @@ class Tokenize(Stage):
 
     @staticmethod
     def visiting_order(ctx: Context) -> np.ndarray:
-        """The substring stage's documents in the order it visits them: input order, or by
-        input.priority (highest first, ties and documents without a number by input order)."""
+        """The substring stage's documents in the order it visits them (keep.visiting_order)."""
         doc_ids = candidate_documents(ctx.ws, "tokenize")[0]
-        name = ctx.wf.input.priority
-        if not name:
-            return doc_ids
-        from ..keep import column_values
-
-        values, _ = column_values(ctx.ws, name, ctx.wf.input.text_field, ctx.wf.input.id_field)
-        return doc_ids[np.lexsort((doc_ids, -values[doc_ids]))]
+        order = visiting_order(ctx.ws, doc_ids)
+        return doc_ids if order is None else doc_ids[order]
 
     @staticmethod
     def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray, start: int,

@@ -26,13 +26,45 @@ Kinds:
 - ``runs``: web pages interleaved with long runs of one character (``=`` lines, spaces,
   ``a`` runs, ``東`` runs), the other adversarial case.
 
+Real text from this machine's files (no downloads; `--kind real` / `--kind crawl`):
+
+    python bench/corpora.py --size 60MB --kind real -o /tmp/real60.jsonl
+    python bench/corpora.py --size 60MB --kind crawl --seed 0 -o /tmp/crawl60.jsonl
+    python bench/corpora.py --kind real --sources man --size 30MB -o /tmp/man.jsonl
+
+- ``real``: the machine's changelogs (every ``changelog*`` under /usr/share/doc, ``.gz``
+  decompressed), manual pages (every page under /usr/share/man, decompressed; troff taken as
+  text) and licence texts (``/usr/share/doc/*/copyright`` and /usr/share/common-licenses),
+  one document per file (a file over 64 KB is cut at line ends into documents of at most
+  64 KB), in an order shuffled by the seed. Its duplication is the text's own: changelogs
+  shipped by several binary packages of one source, licences quoted in copyright files,
+  manual pages in several languages sharing their troff markup. ``--sources`` picks a subset
+  (``changelogs,man,licenses``). A size larger than the files hold is refused.
+- ``crawl``: pages made of the same real text, duplicated as a raw web crawl is (C4's raw
+  crawl lost 70% of its text to line deduplication alone): a few hundred "sites" whose every
+  page carries the site's header and footer (real passages), a body of fresh passages (the
+  ``real`` stream, cut at line ends into passages of 150 to 3,000 bytes, read once in order and
+  started again when used up), passages re-used across the corpus with Zipf-like weights
+  (licences, common changelog lines), quotes of recent pages, and exact (mirrors) and near
+  copies of recent pages. About 80% of its bytes are removed with ``keep="none"`` at L = 100
+  bytes (bench/RESULTS.md has the measured share).
+
+Both are deterministic for a given seed, size and set of files: the files are listed sorted
+by path (symbolic links followed once, each file read once) and shuffled by the seed. Another
+machine with other packages installed gets other text; the corpus digest printed to stderr
+(sha256 of the file list and sizes) tells whether two machines' corpora can match.
+
 Deterministic for a given seed and size. Memory stays small: only a ring of recent pages is
 kept (for quotes and copies).
 """
 from __future__ import annotations
 
 import argparse
+import bz2
 import gzip
+import hashlib
+import lzma
+import os
 import importlib.util
 import json
 import random
@@ -245,6 +277,197 @@ def run_docs(rng: random.Random) -> Iterator[str]:
             yield d
 
 
+# --- real text from this machine's files -----------------------------------------------------
+
+SOURCES = ("changelogs", "man", "licenses")
+MAX_DOC = 64 << 10   # a file longer than this is cut at line ends (upstream ChangeLogs run to MBs)
+
+
+def machine_files(sources: tuple[str, ...] = SOURCES) -> list[tuple[str, Path]]:
+    """(source, path) of every file the real kinds read, sorted by path; a file reached
+    through several links is listed once (by its resolved path)."""
+    found: dict[str, tuple[str, Path]] = {}
+
+    def add(src: str, p: Path) -> None:
+        try:
+            if not p.is_file():
+                return
+            r = str(p.resolve())
+        except OSError:
+            return
+        found.setdefault(r, (src, Path(r)))
+
+    doc = Path("/usr/share/doc")
+    if "changelogs" in sources and doc.is_dir():
+        for p in doc.rglob("*"):
+            if p.name.lower().startswith("changelog"):
+                add("changelogs", p)
+    if "man" in sources and Path("/usr/share/man").is_dir():
+        for p in Path("/usr/share/man").rglob("*"):
+            add("man", p)
+    if "licenses" in sources:
+        if doc.is_dir():
+            for p in doc.glob("*/copyright"):
+                add("licenses", p)
+        if Path("/usr/share/common-licenses").is_dir():
+            for p in Path("/usr/share/common-licenses").rglob("*"):
+                add("licenses", p)
+    return sorted(found.values(), key=lambda sp: str(sp[1]))
+
+
+def files_digest(files: list[tuple[str, Path]]) -> str:
+    h = hashlib.sha256()
+    for src, p in files:
+        try:
+            size = p.stat().st_size
+        except OSError:
+            size = -1
+        h.update(f"{src}\0{p}\0{size}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()[:16]
+
+
+def read_text(path: Path) -> str:
+    """A file's text: decompressed by its suffix, UTF-8 or else Latin-1 (old changelogs),
+    NUL bytes dropped (a document is text; the Lee comparison needs none)."""
+    data = path.read_bytes()
+    try:
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+        elif path.suffix == ".bz2":
+            data = bz2.decompress(data)
+        elif path.suffix in (".xz", ".lzma"):
+            data = lzma.decompress(data)
+    except (OSError, EOFError, lzma.LZMAError, ValueError):
+        return ""   # damaged or not what its name says: no text
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\x00", "")
+
+
+def cut_lines(text: str, limit: int) -> list[str]:
+    """text cut at line ends into pieces of at most `limit` UTF-8 bytes (a longer line is cut
+    at a character boundary), in order; joined they are the text."""
+    out: list[str] = []
+    cur: list[str] = []
+    n = 0
+    for line in text.splitlines(keepends=True):
+        b = len(line.encode("utf-8"))
+        while b > limit:            # a line longer than the limit on its own
+            if cur:
+                out.append("".join(cur))
+                cur, n = [], 0
+            head = line.encode("utf-8")[:limit].decode("utf-8", "ignore") or line[:1]
+            out.append(head)
+            line = line[len(head):]
+            b = len(line.encode("utf-8"))
+        if cur and n + b > limit:
+            out.append("".join(cur))
+            cur, n = [], 0
+        cur.append(line)
+        n += b
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def real_docs(rng: random.Random, sources: tuple[str, ...] = SOURCES,
+              files: list[tuple[str, Path]] | None = None) -> Iterator[str]:
+    """The machine's files as documents, in an order shuffled by rng; ends when they do."""
+    files = list(machine_files(sources) if files is None else files)
+    rng.shuffle(files)
+    for _, path in files:
+        try:
+            text = read_text(path)
+        except OSError:
+            continue
+        if not text:
+            continue
+        if len(text) <= MAX_DOC // 4 or len(text.encode("utf-8")) <= MAX_DOC:
+            yield text
+        else:
+            yield from cut_lines(text, MAX_DOC)
+
+
+def _passages(rng: random.Random, files: list[tuple[str, Path]]) -> Iterator[str]:
+    """Real text cut at line ends into passages of 150 to 3,000 bytes, the files in a
+    shuffled order, started again (in a new order) when they are used up."""
+    while True:
+        any_text = False
+        for doc in real_docs(rng, files=files):
+            lines = doc.splitlines(keepends=True)
+            i = 0
+            while i < len(lines):
+                target = int(rng.paretovariate(1.5) * 150)
+                target = min(target, 3000)
+                cur, n = [], 0
+                while i < len(lines) and n < target:
+                    cur.append(lines[i])
+                    n += len(lines[i])
+                    i += 1
+                p = "".join(cur)
+                if p.strip():
+                    any_text = True
+                    yield p
+        if not any_text:
+            raise ValueError("no readable text in the machine's files")
+
+
+class RealSite:
+    """A site of the crawl kind: its header and footer are real passages, on every page."""
+
+    def __init__(self, rng: random.Random, fresh: Iterator[str], licences: list[str]) -> None:
+        self.header = next(fresh)[:rng.randint(200, 800)]
+        self.footer = rng.choice(licences)[:rng.randint(300, 1500)] if licences else next(fresh)
+        self.weight = rng.paretovariate(1.2)
+        self.has_footer = rng.random() < 0.9
+
+
+def crawl_docs(rng: random.Random, sources: tuple[str, ...] = SOURCES, n_sites: int = 300,
+               ring: int = 5000) -> Iterator[str]:
+    """An endless stream of pages made of real text, duplicated as a raw crawl is (see the
+    module docstring). Only a ring of recent pages and a pool of popular passages are kept."""
+    files = machine_files(sources)
+    fresh = _passages(rng, files)
+    lic_files = [f for f in files if f[0] == "licenses"]
+    licences = [t for t in (read_text(p) for _, p in rng.sample(lic_files, min(len(lic_files), 200))) if t.strip()]
+    sites = [RealSite(rng, fresh, licences) for _ in range(n_sites)]
+    weights = [s.weight for s in sites]
+    popular = [next(fresh) for _ in range(3000)] + [t[:rng.randint(200, 4000)] for t in licences]
+    pop_w = [1.0 / (i + 1) ** 1.1 for i in range(len(popular))]
+    recent: deque[str] = deque(maxlen=ring)
+    while True:
+        r = rng.random()
+        if recent and r < 0.18:                      # exact copy (mirror, syndication, reprint)
+            doc = rng.choice(recent)
+        elif recent and r < 0.26:                    # near copy: a few lines changed or dropped
+            lines = rng.choice(recent).splitlines(keepends=True)
+            for _ in range(max(1, len(lines) // 40)):
+                if lines:
+                    j = rng.randrange(len(lines))
+                    lines[j] = next(fresh).splitlines(keepends=True)[0] if rng.random() < 0.5 else ""
+            doc = "".join(lines)
+        else:
+            site = rng.choices(sites, weights)[0]
+            parts = [site.header]
+            for _ in range(rng.choices([1, 2, 3, 5, 8], [3, 4, 3, 2, 1])[0]):
+                x = rng.random()
+                if x < 0.45:
+                    parts.append(next(fresh))
+                elif x < 0.85:
+                    parts.append(rng.choices(popular, pop_w)[0])
+                elif recent:
+                    src = rng.choice(recent)
+                    a = rng.randrange(len(src)) if src else 0
+                    parts.append(src[a:a + rng.randint(100, 2000)])
+            if site.has_footer:
+                parts.append(site.footer)
+            doc = "\n".join(parts)
+        recent.append(doc)
+        yield doc
+
+
 def _sized(docs: Iterator[str], size: int) -> Iterator[str]:
     total = 0
     for d in docs:
@@ -254,10 +477,26 @@ def _sized(docs: Iterator[str], size: int) -> Iterator[str]:
         yield d
 
 
-def generate(size: int, kind: str = "web", seed: int = 0, repeat: int = 4) -> Iterator[str]:
+KINDS = ("web", "repeated", "runs", "real", "crawl")
+
+
+def generate(size: int, kind: str = "web", seed: int = 0, repeat: int = 4,
+             sources: tuple[str, ...] = SOURCES) -> Iterator[str]:
     """Yields the documents of a corpus of about `size` text bytes."""
     rng = random.Random(seed)
-    if kind == "web":
+    if kind == "real":
+        total = 0
+        for d in real_docs(rng, sources):
+            if total >= size:
+                return
+            total += len(d.encode("utf-8"))
+            yield d
+        if total < size:
+            raise ValueError(f"the machine's {'+'.join(sources)} files hold {total} bytes of text, less than "
+                             f"the {size} asked for: ask for less, or use --kind crawl")
+    elif kind == "crawl":
+        yield from _sized(crawl_docs(rng, sources), size)
+    elif kind == "web":
         yield from _sized(web_docs(rng), size)
     elif kind == "runs":
         yield from _sized(run_docs(rng), size)
@@ -296,13 +535,25 @@ def main(argv: list[str] | None = None) -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=parse_size, default=parse_size("10MB"),
                     help="text bytes to generate (10MB, 60MB, 1GB; decimal units)")
-    ap.add_argument("--kind", choices=["web", "repeated", "runs"], default="web")
+    ap.add_argument("--kind", choices=KINDS, default="web")
+    ap.add_argument("--sources", default=",".join(SOURCES),
+                    help="for --kind real / crawl: which of the machine's files (changelogs,man,licenses)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=4, help="copies of the corpus for --kind repeated")
     ap.add_argument("-o", "--output", type=Path, required=True, help=".jsonl or .jsonl.gz")
     a = ap.parse_args(argv)
-    n, nbytes = write_jsonl(a.output, generate(a.size, a.kind, a.seed, a.repeat))
-    print(f"{a.output}: {n} documents, {nbytes} text bytes", file=sys.stderr)
+    sources = tuple(x.strip() for x in a.sources.split(",") if x.strip())
+    bad = [x for x in sources if x not in SOURCES]
+    if bad:
+        ap.error(f"--sources: unknown {', '.join(bad)} (choose from {', '.join(SOURCES)})")
+    try:
+        n, nbytes = write_jsonl(a.output, generate(a.size, a.kind, a.seed, a.repeat, sources))
+    except ValueError as e:
+        a.output.unlink(missing_ok=True)
+        ap.exit(2, f"corpora.py: error: {e}\n")
+    extra = f"; files digest {files_digest(machine_files(sources))} ({'+'.join(sources)})" \
+        if a.kind in ("real", "crawl") else ""
+    print(f"{a.output}: {n} documents, {nbytes} text bytes{extra}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -289,6 +289,22 @@ def remove(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, 
     _report("remove", pipeline.remove(workdir, _sets(set, memory_budget, workers), executor), format)
 
 
+def _stage_command(name: str, help: str) -> None:
+    """The command of a stage that declares its help in the graph: the same options as every
+    stage command, and its result said the same way."""
+    def run_stage(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None, executor: Executor = None,
+                  workers: Workers = None, format: Result = "text"):
+        _report(name, pipeline.run_stage(name, workdir, _sets(set, memory_budget, workers), executor), format)
+
+    run_stage.__doc__ = help
+    command(name)(run_stage)
+
+
+for _node in graph.NODES:
+    if _node.help:
+        _stage_command(_node.name, _node.help)
+
+
 @command()
 def export(workdir: WorkdirArg,
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
@@ -417,6 +433,77 @@ def _clip(text: str | None, n: int = 160) -> str:
         return "(none)"
     text = text.replace("\n", "\\n")
     return repr(text if len(text) <= n else text[: n // 2] + " ... " + text[-n // 2:])
+
+
+SearchText = Annotated[str, typer.Argument(metavar="TEXT", help="The text to search for, tokenized alone with the "
+                                                                  "run's tokenizer (quote it; put -- before it when it "
+                                                                  "starts with -).")]
+
+
+@command(context_settings={"ignore_unknown_options": True})  # a TEXT such as "-x" is not an option
+def count(workdir: WorkdirArg, text: SearchText, executor: Executor = None,
+          format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                              help='text: the number; json: {"count": N}.')] = "text"):
+    """Count the occurrences of TEXT in the documents the substring stage tokenized: start
+    positions where TEXT's tokens occur consecutively inside one document (overlapping ones
+    count, none across documents), by binary search over the stored suffix arrays. A folder
+    built with the prefilter (substring.prefilter = true, the default) first gets full-text
+    suffix arrays, once, as `sadedup index` builds them.
+
+    Example: sadedup count work/ "Terms of Service"
+    """
+    n = api.count(workdir, text, executor=executor)
+    _write(insp.to_json({"count": n}) if format == "json" else f"{n}\n")
+
+
+@command(context_settings={"ignore_unknown_options": True})
+def locate(workdir: WorkdirArg, text: SearchText,
+           limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=0,
+                                              help="List the first N occurrences (0: every one).")] = 10,
+           executor: Executor = None,
+           format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                               help='text, or json: {"count": N, "occurrences": [{"doc_id", '
+                                                    '"ext_id", "char_start", "char_end"}, ...]}.')] = "text"):
+    """Where TEXT occurs: the count (as `sadedup count` gives it) and the first N occurrences in
+    the order the substring stage visits documents, then by position, each with its doc_id,
+    the input's id and the character offsets (code points of the original text), shown in
+    its context.
+
+    Example: sadedup locate work/ "Terms of Service" --limit 5 --format json
+    """
+    from . import occurrences
+
+    res = api.locate(workdir, text, limit, executor=executor)
+    if format == "json":
+        _write(insp.to_json(res, indent=1))
+        return
+    occ = res["occurrences"]
+    out = _stdout()
+    shown = "all listed" if len(occ) == res["count"] else f"the first {len(occ)}"
+    out.print(f"{res['count']} occurrence{'' if res['count'] == 1 else 's'} of {_clip(text, 60)}"
+              + (f"; {shown}:" if occ else ""))
+    for o in occ:
+        before, match, after = occurrences.context(workdir, o["doc_id"], o["char_start"], o["char_end"])
+        out.print(Text(f"  doc_id {o['doc_id']} (id {o['ext_id']!r}) chars [{o['char_start']}, {o['char_end']}): "
+                       f"{_clip(before + '[' + match + ']' + after, 200)}"))
+
+
+@command()
+def index(workdir: WorkdirArg, executor: Executor = None, format: Result = "text"):
+    """Build the full-text suffix arrays that count and locate search, when the stored ones
+    cover only the candidate text (substring.prefilter = true, the default): one suffix sort
+    per shard on the run's workers, kept in the work folder, recorded in the stages table
+    (stage index) and reused until the tokenized shards change. With substring.prefilter =
+    false the build stage's arrays cover all the text and nothing is built.
+
+    Example: sadedup index work/"""
+    from . import occurrences
+
+    detail = api.index(workdir, executor=executor)
+    if format == "json":
+        _write(insp.to_json(insp.public(detail)))
+    else:
+        result(occurrences.index_summary(detail))
 
 
 def summary_line(name: str, detail: dict) -> str:

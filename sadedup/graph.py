@@ -40,6 +40,7 @@ class Node:
     doc_columns: tuple[str, ...] = ()          # documents columns it fills (NULL again when taken back)
     owns: tuple[str, ...] = ()                 # tables it alone writes (emptied when taken back)
     default: bool = False                      # its method is in a workflow that names no `stages`
+    help: str = ""                             # for a stage whose command the CLI makes from here: its --help
 
     def stage(self) -> "Stage":
         module, _, name = self.cls.partition(":")
@@ -52,8 +53,15 @@ NODES: tuple[Node, ...] = (
          folders=("exact",), summary="exact duplicate documents dropped", default=True),
     Node("minhash", "minhash:MinHash", ("exact",), method="minhash", reason="near_duplicate", decides=True,
          folders=("minhash",), summary="near-duplicate documents dropped", default=True),
-    # span stages (lines, passages, decontaminate, then substring) go here, each reading the one before
-    Node("tokenize", "tokenize:Tokenize", ("minhash",), method="substring",
+    # the span stages, each deciding on what the one before it left: lines, passages, decontaminate, substring
+    Node("lines", "lines:Lines", ("minhash",), method="lines", reason="line_coverage", decides=True, spans=True,
+         folders=("lines",), summary="repeated lines cut, documents over drop_fraction dropped"),
+    Node("passages", "passages:Passages", ("lines",), method="passages", reason="passage_coverage", decides=True,
+         spans=True, folders=("passages",), summary="near-duplicate passages cut, documents over drop_fraction dropped"),
+    Node("decontaminate", "decontaminate:Decontaminate", ("passages",), method="decontaminate",
+         reason="contamination", decides=True, spans=True, owns=("eval_items",), folders=("decontaminate",),
+         summary="text overlapping the eval sets cut, documents over drop_fraction dropped"),
+    Node("tokenize", "tokenize:Tokenize", ("decontaminate",), method="substring",
          folders=("substring", "tokenizers"), summary="survivors tokenized into shards", default=True),
     Node("candidates", "candidates:Candidates", ("tokenize",), method="substring",
          when=lambda wf: wf.substring.prefilter, summary="text that can hold a repeated window"),

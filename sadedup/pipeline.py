@@ -310,6 +310,13 @@ def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, ex
 
 
 @_plain_errors
+def run_stage(name: str, workdir: str | Path, overrides: list[str] | None = None, executor: str | None = None,
+              workers: int | None = None) -> dict[str, Any]:
+    """Runs stage `name` on an existing work folder; its recorded detail."""
+    return stage(name, workdir, overrides, executor, workers)[name]
+
+
+@_plain_errors
 def exact(workdir, overrides=None, executor=None, workers=None):
     """Drops exact duplicate documents (normalized-text hash), one kept per group."""
     return stage("exact", workdir, overrides, executor, workers)["exact"]

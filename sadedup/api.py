@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar, Union
 
 from . import inspect as insp
+from .locations import has_glob, is_url
 from . import pipeline, progress
 from .config import Workflow
 from .errors import ConfigError, SadedupError
@@ -26,17 +27,22 @@ Overrides = Union[Mapping[str, Any], Sequence[str], str]
 WorkflowLike = Union[PathLike, Workflow]
 
 __all__ = ["RunResult", "run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export",
-           "dedup"]
+           "dedup", "report", "sweep", "count", "locate", "index"]
 
 
 # ---- what a script passes, as the pipeline takes it
 
-def _inputs(inputs: Inputs | None) -> list[Path] | None:
+def _path(p: str | os.PathLike) -> str | Path:
+    """A local path as a Path; a URL or a glob as the string it is (a Path would fold `//`)."""
+    return str(p) if isinstance(p, str) and (is_url(p) or has_glob(p)) else Path(p)
+
+
+def _inputs(inputs: Inputs | None) -> list[str | Path] | None:
     """One path (str or PathLike) or a sequence of them; never the characters of a string."""
     if inputs is None:
         return None
     if isinstance(inputs, (str, os.PathLike)):
-        return [Path(inputs)]
+        return [_path(inputs)]
     if isinstance(inputs, (bytes, bytearray)) or not isinstance(inputs, (Sequence, set, frozenset, Iterator)):
         raise SadedupError(f"inputs: expected a path or a list of paths, not {type(inputs).__name__}"
                            + (" (for a table in memory, use sadedup.dedup)" if hasattr(inputs, "schema") else ""))
@@ -44,7 +50,7 @@ def _inputs(inputs: Inputs | None) -> list[Path] | None:
     for p in inputs:
         if not isinstance(p, (str, os.PathLike)):
             raise SadedupError(f"inputs: expected paths, not {type(p).__name__} {p!r}")
-        out.append(Path(p))
+        out.append(_path(p))
     return out
 
 
@@ -176,7 +182,7 @@ class RunResult(Mapping[str, dict]):
         errors = insp.sql(workdir, "SELECT count(*) FROM input_errors")[1][0][0]
         export = stages.get("export") or {}
         output = export.get("output")
-        return cls(workdir=Path(workdir), output=None if output is None else Path(output),
+        return cls(workdir=Path(workdir), output=None if output is None else _path(output),
                    documents=sum(n for _, _, n in rows), kept=kept, dropped=dropped, cut=export.get("cut"),
                    input_errors=errors, stages={k: insp.public(d) if isinstance(d, dict) else d
                                                 for k, d in stages.items()})
@@ -273,6 +279,74 @@ def export(workdir: PathLike, output: PathLike | None = None, overrides: Overrid
     """Writes the kept documents, cut, to `output` (default: the recorded one); returns the
     stage's detail."""
     return _stage(pipeline.export, workdir, overrides, executor, workers, quiet, output=output)
+
+
+# ---- count and locate (sadedup.occurrences does the work)
+
+def count(workdir: PathLike, text: str, executor: str | None = None, quiet: bool | None = None) -> int:
+    """Occurrences of `text` in the documents the substring stage tokenized: start positions
+    where its tokens (tokenized alone with the run's tokenizer) occur consecutively inside
+    one document, overlapping ones included. When the folder's suffix arrays cover only the
+    candidate text (substring.prefilter), the full-text ones are built first, once (as
+    `index` does; `executor` runs that)."""
+    from . import occurrences
+
+    with _quiet(quiet):
+        return occurrences.count(workdir, text, executor=executor)
+
+
+def locate(workdir: PathLike, text: str, limit: int | None = 10, executor: str | None = None,
+           quiet: bool | None = None) -> dict[str, Any]:
+    """{"count": N, "occurrences": [{"doc_id", "ext_id", "char_start", "char_end"}, ...]}: the
+    count as `count` gives it and the first `limit` occurrences (every one with None or 0),
+    in the order the substring stage visits documents, then by position; the character
+    offsets are code points of the original text."""
+    from . import occurrences
+
+    with _quiet(quiet):
+        return occurrences.locate(workdir, text, limit, executor=executor)
+
+
+def index(workdir: PathLike, executor: str | None = None, quiet: bool | None = None) -> dict[str, Any]:
+    """Builds the full-text suffix arrays `count` and `locate` search, once per tokenization
+    (nothing when the build stage's arrays already cover all the text); returns the detail
+    recorded in the stages table (stage "index")."""
+    from . import occurrences
+
+    with _quiet(quiet):
+        return occurrences.build_index(workdir, executor)
+
+
+# ---- the audit report and what-if sweeps (sadedup.audit, sadedup.sweeps)
+
+def report(workdir: PathLike, output: PathLike | None = None, *, seed: int = 0, sample: int = 6,
+           minhash_thresholds: str | Sequence[float] | None = None, min_lengths: str | Sequence[int] | None = None,
+           executor: str | None = None, workers: int | None = None, quiet: bool | None = None) -> dict[str, Any]:
+    """The audit report of a work folder as a dict (what `sadedup report --format json`
+    prints: "documents" {input, kept, dropped {reason: n}, ...}, "chars" {input, output, ...},
+    "minhash" {candidate_pairs, candidate_pair_share, bands, rows, measured, ...}, "stages",
+    "spans" per method, "sample", "resources", ...); with `output`, the self-contained HTML
+    page is written there too. `seed` draws the review sample and the sampled candidate pairs;
+    `minhash_thresholds` / `min_lengths` add a sweep (see `sweep`)."""
+    from . import audit as rep
+
+    with _quiet(quiet):
+        return rep.report(workdir, output, seed=seed, sample=sample, minhash_thresholds=minhash_thresholds,
+                          min_lengths=min_lengths, executor=executor, workers=workers)
+
+
+def sweep(workdir: PathLike, minhash_thresholds: str | Sequence[float] | None = None,
+          min_lengths: str | Sequence[int] | None = None, executor: str | None = None, workers: int | None = None,
+          quiet: bool | None = None) -> dict[str, Any]:
+    """What the minhash stage would decide at other thresholds and the substring stage at
+    other window lengths, from the stored artifacts (nothing is recomputed from scratch and
+    nothing the run decided changes): {"minhash_threshold": [{value, documents, kept, dropped,
+    removed_chars, ...}], "min_length": [...], "as_run", "unanswered": [{setting, values,
+    why}]}. Values are "0.6,0.7" or a list."""
+    from . import sweeps as sw
+
+    with _quiet(quiet):
+        return sw.sweep(workdir, minhash_thresholds, min_lengths, executor=executor, workers=workers)
 
 
 # ---- a table in memory

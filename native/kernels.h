@@ -180,4 +180,65 @@ void sd_sa_range(const uint8_t *T, int es, int64_t n, const void *sa, int is64, 
 int64_t sd_in_documents(const void *sa, int is64, int64_t from, int64_t to, const int64_t *offsets, int64_t ndocs,
                         int64_t m, int64_t *out, int64_t cap);
 
+/* Decontamination (decontaminate.c). Words are the matches of Python's \w+, compared
+ * case-folded, by a table Python makes from its own `re` and str.casefold (sadedup/native.py).
+ * stage1[cp >> 8] is the block of cp in stage2 (blocks of 256 entries); an entry has bit 0
+ * set for a word character, bits 1-2 the length of its case folding when that is not the
+ * code point itself (1 to 3) and bits 8-31 where the folded code points start in `fold`. */
+typedef struct {
+    const uint16_t *stage1; /* 0x1100 entries */
+    const uint32_t *stage2;
+    const uint32_t *fold;
+} sd_dc_table;
+
+/* Every word of the documents T[starts[d]:ends[d]], in order: word_off[d]..word_off[d+1] are
+ * document d's words (word_off has ndocs+1 entries), with their code-point offsets in the
+ * document and their hashes; with `fold`, their folded code points too (word i's are
+ * fold[fold_off[i] : fold_off[i+1]], fold_off has cap+1 entries). Returns the number of
+ * words, or -1 when more than `cap` words or `fold_cap` folded code points. */
+int64_t sd_dc_words(const sd_dc_table *t, const uint8_t *T, const int64_t *starts, const int64_t *ends, int64_t ndocs,
+                 int64_t *word_off, int64_t *cp_start, int64_t *cp_end, uint64_t *hash, int64_t cap,
+                 uint32_t *fold, int64_t *fold_off, int64_t fold_cap);
+
+/* The key of every n-gram (n consecutive words of one document, word_off as sd_dc_words makes
+ * it) from its words' hashes, documents in order, n-grams in order of their first word:
+ * max(words - n + 1, 0) keys per document. */
+void sd_dc_ngram_keys(const uint64_t *hash, const int64_t *word_off, int64_t ndocs, int n, uint64_t *keys);
+
+/* out[i] = 1 when the n words from word a[i] on and from word b[i] on are the same folded
+ * words (words as sd_dc_words folds them, nwords of them). -1: a word index out of range. */
+int sd_dc_ngram_same(const uint32_t *fold, const int64_t *fold_off, int64_t nwords, const int64_t *a, const int64_t *b,
+                  int64_t m, int n, uint8_t *out);
+
+/* The eval sets' distinct n-grams, sorted by key: n-gram k has key hash[k] and is the n eval
+ * words from word[k] on (folded code points fold[fold_off[w] : fold_off[w+1]] for word w).
+ * bucket[b] is the first n-gram whose key's top bbits bits are >= b (2^bbits + 1 entries);
+ * `filter` has bit (key >> (64 - fbits)) set for every key, so most words cost one cached
+ * bit test and no search. */
+typedef struct {
+    const uint64_t *hash;
+    const int64_t *word;
+    int64_t ne;
+    const int64_t *bucket;
+    int bbits;
+    const uint64_t *filter;
+    int fbits;
+    const uint32_t *fold;
+    const int64_t *fold_off;
+    int n;
+} sd_dc_evalset;
+
+/* Decontamination of the documents T[starts[d]:ends[d]]: every n-gram equal to an eval
+ * n-gram (keys equal and folded words compared) is struck from its first word's start to its
+ * last word's end, widened by `margin` code points on each side within the document; struck
+ * ranges that overlap or touch are one span. Spans: (d, start, end, the eval n-gram of the
+ * span's first struck n-gram), in order. Hits: (d, n-gram) for every distinct eval n-gram of
+ * each document, n-grams ascending. Documents are done whole, in order: returns how many were
+ * done before the outputs ran out of room (sp_cap spans, hit_cap hits with repeats within a
+ * document), or -1 when out of memory. */
+int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *T, const int64_t *starts,
+                      const int64_t *ends, int64_t ndocs, int64_t margin,
+                      int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_ng, int64_t sp_cap,
+                      int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit);
+
 #endif

@@ -604,6 +604,167 @@ static PyObject *py_in_documents(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* ---- decontamination (decontaminate.c) */
+
+/* A word table from its three buffers, checked so that no lookup can leave them: every block
+ * named by stage1 exists, every folding lies inside `fold`. */
+static int dc_table(Py_buffer *s1, Py_buffer *s2, Py_buffer *f, sd_dc_table *t) {
+    int64_t nblocks = s2->len / (256 * 4), nfold = f->len / 4;
+    if (s1->len != 0x1100 * 2 || s2->len % (256 * 4) || nblocks < 1) {
+        PyErr_SetString(PyExc_ValueError, "word table: stage1 needs 0x1100 uint16 entries, stage2 whole blocks");
+        return 0;
+    }
+    const uint16_t *a = s1->buf;
+    const uint32_t *b = s2->buf;
+    for (int64_t i = 0; i < 0x1100; i++)
+        if (a[i] >= nblocks) { PyErr_SetString(PyExc_ValueError, "word table: a block out of range"); return 0; }
+    for (int64_t i = 0; i < nblocks * 256; i++) {
+        uint32_t len = (b[i] >> 1) & 3;
+        if (len && (int64_t)(b[i] >> 8) + len > nfold) {
+            PyErr_SetString(PyExc_ValueError, "word table: a folding out of range");
+            return 0;
+        }
+    }
+    t->stage1 = s1->buf; t->stage2 = s2->buf; t->fold = f->buf;
+    return 1;
+}
+
+/* Document ranges inside a text of n bytes. */
+static int dc_ranges(Py_buffer *st, Py_buffer *en, int64_t n) {
+    if (st->len != en->len || st->len % 8) {
+        PyErr_SetString(PyExc_ValueError, "starts and ends differ in length");
+        return 0;
+    }
+    const int64_t *s = st->buf, *e = en->buf;
+    for (int64_t i = 0; i < st->len / 8; i++)
+        if (s[i] < 0 || e[i] < s[i] || e[i] > n) {
+            PyErr_Format(PyExc_ValueError, "document %lld lies outside the text", (long long)i);
+            return 0;
+        }
+    return 1;
+}
+
+/* Offsets that never decrease, from 0, ending at most at `limit`. */
+static int dc_offsets(Py_buffer *o, int64_t limit, const char *what) {
+    const int64_t *x = o->buf;
+    int64_t m = o->len / 8;
+    int ok = m >= 1 && x[0] >= 0 && x[m - 1] <= limit;
+    for (int64_t i = 1; ok && i < m; i++) ok = x[i] >= x[i - 1];
+    if (!ok) PyErr_Format(PyExc_ValueError, "%s: offsets out of order or out of range", what);
+    return ok;
+}
+
+/* dc_words(stage1, stage2, fold, T, starts, ends, word_off, cp_start, cp_end, hash, fold_out, fold_off) -> words */
+static PyObject *py_dc_words(PyObject *self, PyObject *args) {
+    Py_buffer s1, s2, f, T, st, en, wo, cs, ce, h, fo, foff;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*w*w*w*w*w*", &s1, &s2, &f, &T, &st, &en, &wo, &cs, &ce, &h, &fo,
+                          &foff))
+        return NULL;
+    PyObject *ret = NULL;
+    sd_dc_table t;
+    int64_t nd = st.len / 8, cap = cs.len / 8, got = 0;
+    if (dc_table(&s1, &s2, &f, &t) && dc_ranges(&st, &en, T.len) && need(&wo, (nd + 1) * 8, "word_off") &&
+        need(&ce, cap * 8, "cp_end") && need(&h, cap * 8, "hash") &&
+        (fo.len == 0 || need(&foff, (cap + 1) * 8, "fold_off"))) {
+        Py_BEGIN_ALLOW_THREADS
+        got = sd_dc_words(&t, T.buf, st.buf, en.buf, nd, wo.buf, cs.buf, ce.buf, h.buf, cap,
+                          fo.len ? fo.buf : NULL, foff.buf, fo.len / 4);
+        Py_END_ALLOW_THREADS
+        if (got < 0) PyErr_SetString(PyExc_ValueError, "dc_words: more words than the outputs hold");
+        else ret = PyLong_FromLongLong(got);
+    }
+    PyBuffer_Release(&s1); PyBuffer_Release(&s2); PyBuffer_Release(&f); PyBuffer_Release(&T);
+    PyBuffer_Release(&st); PyBuffer_Release(&en); PyBuffer_Release(&wo); PyBuffer_Release(&cs);
+    PyBuffer_Release(&ce); PyBuffer_Release(&h); PyBuffer_Release(&fo); PyBuffer_Release(&foff);
+    return ret;
+}
+
+/* dc_ngram_keys(hash, word_off, n, keys) */
+static PyObject *py_dc_ngram_keys(PyObject *self, PyObject *args) {
+    Py_buffer h, wo, k;
+    int n;
+    if (!PyArg_ParseTuple(args, "y*y*iw*", &h, &wo, &n, &k)) return NULL;
+    PyObject *ret = NULL;
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "n must be at least 1");
+    } else if (dc_offsets(&wo, h.len / 8, "word_off")) {
+        const int64_t *o = wo.buf;
+        int64_t nd = wo.len / 8 - 1, total = 0;
+        for (int64_t d = 0; d < nd; d++) total += o[d + 1] - o[d] >= n ? o[d + 1] - o[d] - n + 1 : 0;
+        if (need(&k, total * 8, "keys")) {
+            Py_BEGIN_ALLOW_THREADS
+            sd_dc_ngram_keys(h.buf, wo.buf, nd, n, k.buf);
+            Py_END_ALLOW_THREADS
+            ret = PyLong_FromLongLong(total);
+        }
+    }
+    PyBuffer_Release(&h); PyBuffer_Release(&wo); PyBuffer_Release(&k);
+    return ret;
+}
+
+/* dc_ngram_same(fold, fold_off, a, b, n, out) */
+static PyObject *py_dc_ngram_same(PyObject *self, PyObject *args) {
+    Py_buffer f, fo, a, b, out;
+    int n;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*iw*", &f, &fo, &a, &b, &n, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t m = a.len / 8;
+    if (n < 1 || b.len != a.len) {
+        PyErr_SetString(PyExc_ValueError, "dc_ngram_same: n < 1 or a and b differ in length");
+    } else if (dc_offsets(&fo, f.len / 4, "fold_off") && need(&out, m, "out")) {
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_dc_ngram_same(f.buf, fo.buf, fo.len / 8 - 1, a.buf, b.buf, m, n, out.buf);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) PyErr_SetString(PyExc_ValueError, "dc_ngram_same: a word index out of range");
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    PyBuffer_Release(&f); PyBuffer_Release(&fo); PyBuffer_Release(&a); PyBuffer_Release(&b); PyBuffer_Release(&out);
+    return ret;
+}
+
+/* dc_scan(stage1, stage2, fold, hash, word, bucket, bbits, filter, fbits, efold, efold_off, n, T, starts, ends,
+ *         margin, sp_doc, sp_start, sp_end, sp_ng, hit_doc, hit_ng) -> (documents done, spans, hits) */
+static PyObject *py_dc_scan(PyObject *self, PyObject *args) {
+    Py_buffer s1, s2, f, eh, ew, bk, fl, ef, efo, T, st, en, sd, ss, se, sg, hd, hg;
+    int bbits, fbits, n;
+    long long margin;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iy*iy*y*iy*y*y*Lw*w*w*w*w*w*", &s1, &s2, &f, &eh, &ew, &bk, &bbits, &fl,
+                          &fbits, &ef, &efo, &n, &T, &st, &en, &margin, &sd, &ss, &se, &sg, &hd, &hg))
+        return NULL;
+    PyObject *ret = NULL;
+    sd_dc_table t;
+    int64_t ne = eh.len / 8, nwords = efo.len / 8 - 1, nd = st.len / 8;
+    int ok = dc_table(&s1, &s2, &f, &t) && dc_ranges(&st, &en, T.len) && dc_offsets(&efo, ef.len / 4, "efold_off");
+    if (ok && (n < 1 || margin < 0 || bbits < 1 || bbits > 40 || fbits < 6 || fbits > 40 || ew.len != eh.len)) {
+        PyErr_SetString(PyExc_ValueError, "dc_scan: bad n, margin, bits, or eval arrays of different lengths");
+        ok = 0;
+    }
+    ok = ok && need(&bk, ((1LL << bbits) + 1) * 8, "bucket") && need(&fl, (1LL << fbits) / 8, "filter");
+    if (ok) { /* the buckets cover the n-grams in order, and every n-gram's words exist */
+        const int64_t *b = bk.buf, *w = ew.buf;
+        for (int64_t i = 0; ok && i <= (1LL << bbits); i++) ok = b[i] >= (i ? b[i - 1] : 0) && b[i] <= ne;
+        for (int64_t i = 0; ok && i < ne; i++) ok = w[i] >= 0 && w[i] + n <= nwords;
+        if (!ok) PyErr_SetString(PyExc_ValueError, "dc_scan: eval buckets or words out of range");
+    }
+    int64_t spcap = sd.len / 8, hcap = hd.len / 8;
+    ok = ok && need(&ss, spcap * 8, "sp_start") && need(&se, spcap * 8, "sp_end") && need(&sg, spcap * 8, "sp_ng") &&
+         need(&hg, hcap * 8, "hit_ng");
+    if (ok) {
+        sd_dc_evalset e = {eh.buf, ew.buf, ne, bk.buf, bbits, fl.buf, fbits, ef.buf, efo.buf, n};
+        int64_t done, nsp = 0, nhit = 0;
+        Py_BEGIN_ALLOW_THREADS
+        done = sd_dc_scan(&t, &e, T.buf, st.buf, en.buf, nd, margin, sd.buf, ss.buf, se.buf, sg.buf, spcap, &nsp,
+                          hd.buf, hg.buf, hcap, &nhit);
+        Py_END_ALLOW_THREADS
+        if (done < 0) PyErr_NoMemory();
+        else ret = Py_BuildValue("LLL", (long long)done, (long long)nsp, (long long)nhit);
+    }
+    Py_buffer *all[] = {&s1, &s2, &f, &eh, &ew, &bk, &fl, &ef, &efo, &T, &st, &en, &sd, &ss, &se, &sg, &hd, &hg};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
@@ -627,6 +788,10 @@ static PyMethodDef methods[] = {
     {"components", py_components, METH_VARARGS, "Union-find: smallest node of every node's component."},
     {"sa_range", py_sa_range, METH_VARARGS, "sa_range(T, es, sa, is64, P): the suffixes that start with P."},
     {"in_documents", py_in_documents, METH_VARARGS, "Of a suffix-array range, the entries whose first m tokens lie in one document."},
+    {"dc_words", py_dc_words, METH_VARARGS, "Words (\\w+, case-folded) of documents, with hashes and folded code points."},
+    {"dc_ngram_keys", py_dc_ngram_keys, METH_VARARGS, "Keys of every word n-gram of documents."},
+    {"dc_ngram_same", py_dc_ngram_same, METH_VARARGS, "Whether pairs of word n-grams are the same folded words."},
+    {"dc_scan", py_dc_scan, METH_VARARGS, "Decontamination: spans and hits of eval n-grams in documents."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_native", "sadedup native kernels", -1, methods};

@@ -119,6 +119,18 @@ Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sade
                                                        "is refused).")]
 
 
+CleanEval = Annotated[Optional[Path], typer.Option(
+    "--write-clean-eval", metavar="FILE", help="With the decontaminate stage: write the eval rows all of whose texts "
+                                               "were judged clean to FILE, in the eval files' format (the workflow "
+                                               "key decontaminate.write_clean_eval).")]
+
+
+def _clean_eval(path: Path | None) -> list[str]:
+    """--write-clean-eval is decontaminate.write_clean_eval, made absolute: the work folder
+    records it, and a later run from another folder writes the same file."""
+    return [] if path is None else [f"decontaminate.write_clean_eval={path.resolve()}"]
+
+
 def _choice(*names: str):
     def check(value: str) -> str:
         if value not in names:
@@ -166,7 +178,7 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
             "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "
                                                    "here). Alone: resume the run recorded there.")] = None,
         set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = None, workers: Workers = None,
-        format: RunFormat = "text"):
+        write_clean_eval: CleanEval = None, format: RunFormat = "text"):
     """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
 
     Give --input, --output and --workdir together. Work already done in the work folder is
@@ -187,7 +199,8 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
             f"{output} and {workdir}/ in the current folder")
     if workdir is None:
         raise SadedupError("--input goes with --workdir: pass --workdir DIR (and --output PATH)")
-    res = api.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers), restart=restart,
+    res = api.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers) + _clean_eval(write_clean_eval),
+                  restart=restart,
                   executor=executor)
     if format == "json":
         _write(insp.to_json(res.to_dict()))
@@ -296,8 +309,16 @@ def _stage_command(name: str, help: str) -> None:
                   workers: Workers = None, format: Result = "text"):
         _report(name, pipeline.run_stage(name, workdir, _sets(set, memory_budget, workers), executor), format)
 
-    run_stage.__doc__ = help
-    command(name)(run_stage)
+    # decontaminate also writes the clean eval rows, as `run` does
+    def run_decontaminate(workdir: WorkdirArg, set: Sets = None, memory_budget: Budget = None,
+                          executor: Executor = None, workers: Workers = None, write_clean_eval: CleanEval = None,
+                          format: Result = "text"):
+        _report(name, pipeline.run_stage(name, workdir, _sets(set, memory_budget, workers) +
+                                         _clean_eval(write_clean_eval), executor), format)
+
+    fn = run_decontaminate if name == "decontaminate" else run_stage
+    fn.__doc__ = help
+    command(name)(fn)
 
 
 for _node in graph.NODES:

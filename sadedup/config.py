@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, get_type_hints, get_args, get_origin, Union
 
-from .errors import ConfigError
+from .errors import ConfigError, SadedupError
 from .graph import DEFAULT_METHODS
 from .graph import METHODS as STAGES
 
@@ -112,6 +112,53 @@ class SubstringConfig:
 
 
 @dataclass(frozen=True)
+class DecontaminateConfig:
+    """The decontaminate stage: text sharing word n-grams with evaluation sets is cut."""
+    # eval files or folders, in any input format (relative paths: from the current folder)
+    eval: tuple[str, ...] = ()
+    # each listed field of an eval row is an eval text of its own
+    text_fields: tuple[str, ...] = ("text",)
+    # words (\w+ matches, compared case-folded) in an n-gram
+    ngram: int = 13
+    # code points struck on each side of a matched n-gram, within the document
+    margin: int = 0
+    # an eval text is contaminated when at least this share of its n-grams occur in the corpus
+    contaminated_at: float = 0.5
+    drop_fraction: float = 0.8
+    # a file to write the eval rows whose every text is clean to, in the eval files' format
+    # (an output of the stage, not a setting: changing it redoes nothing)
+    write_clean_eval: str = ""
+
+    def validate(self) -> None:
+        _check(all(p.strip() for p in self.eval), "decontaminate.eval", "names an empty path")
+        _check(len(self.text_fields) >= 1 and all(self.text_fields), "decontaminate.text_fields",
+               "must name at least one field, none of them empty")
+        _check(len(set(self.text_fields)) == len(self.text_fields), "decontaminate.text_fields",
+               f"names a field twice: {', '.join(self.text_fields)}")
+        _check(1 <= self.ngram <= 1000, "decontaminate.ngram", f"must be from 1 to 1000, not {self.ngram}")
+        _check(self.margin >= 0, "decontaminate.margin", f"must be >= 0, not {self.margin}")
+        _check(0.0 < self.contaminated_at <= 1.0, "decontaminate.contaminated_at",
+               f"must be in (0, 1], not {self.contaminated_at}")
+        _check(0.0 < self.drop_fraction <= 1.0, "decontaminate.drop_fraction",
+               f"must be in (0, 1], not {self.drop_fraction}")
+        if self.write_clean_eval:
+            from .formats import output_kind
+
+            try:
+                output_kind(self.write_clean_eval)
+            except SadedupError as e:
+                raise ConfigError(f"workflow key decontaminate.write_clean_eval: {e}") from None
+
+    def check_stages(self, stages: tuple[str, ...]) -> None:
+        """What the stage needs from the rest of the workflow."""
+        if "decontaminate" in stages:
+            _check(bool(self.eval), "decontaminate.eval", "must name at least one eval file when stages lists "
+                                                          "decontaminate (--set decontaminate.eval=PATH,...)")
+        _check(not self.write_clean_eval or "decontaminate" in stages, "decontaminate.write_clean_eval",
+               "needs decontaminate in stages (or set it empty: --set decontaminate.write_clean_eval=)")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     # "auto" = 40% of the memory this process may use; or a size like "4GB", "512MB"
     memory_budget: str = "auto"
@@ -147,6 +194,7 @@ class Workflow:
     input: InputConfig = field(default_factory=InputConfig)
     exact: ExactConfig = field(default_factory=ExactConfig)
     minhash: MinhashConfig = field(default_factory=MinhashConfig)
+    decontaminate: DecontaminateConfig = field(default_factory=DecontaminateConfig)
     substring: SubstringConfig = field(default_factory=SubstringConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
@@ -160,6 +208,7 @@ class Workflow:
             sub = getattr(self, f.name)
             if dataclasses.is_dataclass(sub):
                 sub.validate()
+        self.decontaminate.check_stages(self.stages)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -264,6 +313,12 @@ def _coerce(key: str, typ: Any, value: Any, from_text: bool) -> Any:
         if value is None or value == "auto":
             return None
         typ = next(t for t in get_args(typ) if t is not type(None))
+    if get_origin(typ) is tuple:  # a list of strings: comma-separated in --set
+        if from_text and isinstance(value, str):
+            value = [s.strip() for s in value.split(",") if s.strip()]
+        _check(isinstance(value, (list, tuple)) and all(isinstance(s, str) for s in value), key,
+               f"expects a list of strings, not {value!r}")
+        return tuple(value)
     if typ is bool:
         if from_text and isinstance(value, str):
             low = value.lower()

@@ -60,7 +60,16 @@ NODES: tuple[Node, ...] = (
          spans=True, folders=("passages",), summary="near-duplicate passages cut, documents over drop_fraction dropped"),
     Node("decontaminate", "decontaminate:Decontaminate", ("passages",), method="decontaminate",
          reason="contamination", decides=True, spans=True, owns=("eval_items",), folders=("decontaminate",),
-         summary="text overlapping the eval sets cut, documents over drop_fraction dropped"),
+         summary="text overlapping the eval sets cut, documents over drop_fraction dropped",
+         help="Cut text that shares word n-grams with evaluation sets: every n-gram of a document "
+              "(decontaminate.ngram words, 13; words are \\w+ matches compared case-folded) equal to one of "
+              "an eval text (each of decontaminate.text_fields of each row of the decontaminate.eval files) "
+              "is struck, widened by decontaminate.margin characters, and documents over drop_fraction "
+              "struck are dropped. Each eval text's n-grams found, overlap and verdict (contaminated at "
+              "contaminated_at, partial, clean) go to the eval_items table; --write-clean-eval FILE writes "
+              "the eval rows judged clean.\n\n"
+              "Example: sadedup decontaminate work/ --set decontaminate.eval=mmlu_test.jsonl "
+              "--write-clean-eval mmlu_clean.jsonl"),
     Node("tokenize", "tokenize:Tokenize", ("decontaminate",), method="substring",
          folders=("substring", "tokenizers"), summary="survivors tokenized into shards", default=True),
     Node("candidates", "candidates:Candidates", ("tokenize",), method="substring",

@@ -395,3 +395,130 @@ def in_documents(sa: np.ndarray, lo: int, hi: int, offsets: np.ndarray, m: int,
         return 0
     return int(_native.in_documents(_c(sa), _is64(sa), int(lo), int(hi), offsets, int(m),
                                     bytearray() if out is None or not out.size else _c(out)))
+
+
+# ---- decontamination (native/decontaminate.c) ----------------------------------------------
+# Words are Python's `\w+` matches compared case-folded. The kernels hold no Unicode data of
+# their own: dc_table() builds what they read from this interpreter's `re` and str.casefold.
+
+_DC_TABLE: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+
+def dc_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(stage1, stage2, fold): which code points `\\w` matches and what each word character
+    case-folds to, as the kernels read it (see native/kernels.h), made once per process from
+    this interpreter's own `re` and str.casefold (0.1 s), so the kernels agree with Python on
+    every code point of its Unicode version. str.casefold maps each code point on its own (no
+    context), so a word's fold is its code points' folds in a row."""
+    global _DC_TABLE
+    if _DC_TABLE is None:
+        import re
+
+        n = 0x110000
+        every = np.arange(n, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+        word = np.zeros(n, dtype=bool)
+        for m in re.finditer(r"\w+", every):
+            word[m.start():m.end()] = True
+        value = word.astype(np.uint32)
+        fold: list[int] = []
+        for b in range(n >> 8):
+            block = every[b << 8:(b + 1) << 8]
+            if block.casefold() == block:  # no code point of the block folds to another
+                continue
+            for i, ch in enumerate(block):
+                f = ch.casefold()
+                if f != ch and word[(b << 8) + i]:
+                    if not 1 <= len(f) <= 3:
+                        raise AssertionError(f"U+{(b << 8) + i:04X} folds to {len(f)} code points")
+                    value[(b << 8) + i] |= (len(f) << 1) | (len(fold) << 8)
+                    fold.extend(map(ord, f))
+        rows = value.reshape(n >> 8, 256)
+        seen: dict[bytes, int] = {}  # equal blocks stored once (np.unique over rows takes 0.7 s)
+        stage1 = np.array([seen.setdefault(r.tobytes(), len(seen)) for r in rows], dtype=np.uint16)
+        firsts = np.unique(stage1, return_index=True)[1]
+        _DC_TABLE = (stage1, np.ascontiguousarray(rows[firsts].reshape(-1)), np.array(fold or [0], dtype=np.uint32))
+    return _DC_TABLE
+
+
+def _dc_i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _dc_out(a: np.ndarray):
+    """A writable buffer for the C side (an empty array is passed as an empty bytearray)."""
+    return _c(a) if a.size else bytearray()
+
+
+def dc_words(texts, starts: np.ndarray, ends: np.ndarray, fold: bool = True
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The `\\w+` words of the documents texts[starts[d]:ends[d]] (UTF-8 bytes): (word_off,
+    ndocs+1: document d's words are word_off[d]:word_off[d+1]; cp_start, cp_end: code-point
+    offsets in the document; hash of the case-folded word, uint64; and with `fold` the folded
+    code points, uint32, word i's being fold[fold_off[i]:fold_off[i+1]])."""
+    starts, ends = _dc_i64(starts), _dc_i64(ends)
+    nbytes = int((ends - starts).sum()) if len(starts) else 0
+    cap = nbytes // 2 + len(starts) + 1           # a word and a separator take two bytes at least
+    word_off = np.zeros(len(starts) + 1, dtype=np.int64)
+    cs, ce = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+    h = np.empty(cap, dtype=np.uint64)
+    fo = np.empty(3 * nbytes if fold else 0, dtype=np.uint32)  # a code point folds to 3 at most
+    foff = np.zeros(cap + 1 if fold else 0, dtype=np.int64)
+    t = dc_table()
+    m = _native.dc_words(*t, _buf(texts) if len(texts) else b"", _buf(starts), _buf(ends), word_off, cs, ce, h,
+                         _dc_out(fo), _dc_out(foff))
+    if fold:
+        foff = foff[:m + 1]
+        fo = fo[:int(foff[-1])]
+    return word_off, cs[:m], ce[:m], h[:m], fo, foff
+
+
+def dc_ngram_keys(hashes: np.ndarray, word_off: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The key (uint64) of every n-gram of every document (words as dc_words gives them), and
+    key_off: document d's keys are keys[key_off[d]:key_off[d+1]], one per word that starts n
+    words of the document."""
+    word_off = _dc_i64(word_off)
+    per = np.maximum(np.diff(word_off) - n + 1, 0)
+    key_off = np.concatenate([[0], np.cumsum(per)]).astype(np.int64)
+    keys = np.empty(int(key_off[-1]), dtype=np.uint64)
+    _native.dc_ngram_keys(_buf(np.ascontiguousarray(hashes, dtype=np.uint64)), word_off, int(n), _dc_out(keys))
+    return keys, key_off
+
+
+def dc_ngram_same(fold: np.ndarray, fold_off: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """Whether the n words from word a[i] on and from word b[i] on are the same folded words."""
+    a, b = _dc_i64(a), _dc_i64(b)
+    out = np.zeros(len(a), dtype=np.uint8)
+    if len(a):
+        _native.dc_ngram_same(_buf(np.ascontiguousarray(fold, dtype=np.uint32)), _dc_i64(fold_off), a, b, int(n), out)
+    return out.view(bool)
+
+
+def dc_scan(texts, starts: np.ndarray, ends: np.ndarray, ev: dict[str, np.ndarray], n: int, margin: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Decontamination of the documents texts[starts[d]:ends[d]] against the eval n-grams `ev`
+    (hash, word, bucket, filter, fold, fold_off as sadedup.stages.decontaminate builds them;
+    bbits and fbits as 0-d arrays): spans (k, 4) int64 rows (d, char_start, char_end, eval
+    n-gram of the span's first struck n-gram) and hits (k, 2) rows (d, eval n-gram), every
+    distinct one of each document. See sd_dc_scan."""
+    starts, ends = _dc_i64(starts), _dc_i64(ends)
+    t = dc_table()
+    eargs = (_buf(ev["hash"]), _buf(ev["word"]), _c(ev["bucket"]), int(ev["bbits"]), _c(ev["filter"]),
+             int(ev["fbits"]), _buf(ev["fold"]), _c(ev["fold_off"]), int(n))
+    spans, hits = [], []
+    cap, at = 4096, 0
+    text = _buf(texts) if len(texts) else b""
+    while at < len(starts):
+        sp = np.empty((4, cap), dtype=np.int64)
+        ht = np.empty((2, cap), dtype=np.int64)
+        done, nsp, nhit = _native.dc_scan(*t, *eargs, text, _buf(starts[at:]), _buf(ends[at:]), int(margin),
+                                          *(sp[i] for i in range(4)), ht[0], ht[1])
+        if done == 0:  # one document needs more room than the buffers have: grow them
+            cap *= 4
+            continue
+        sp[0, :nsp] += at
+        ht[0, :nhit] += at
+        spans.append(sp[:, :nsp].T)
+        hits.append(ht[:, :nhit].T)
+        at += done
+    return (np.concatenate(spans) if spans else np.zeros((0, 4), np.int64),
+            np.concatenate(hits) if hits else np.zeros((0, 2), np.int64))

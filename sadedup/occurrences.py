@@ -255,6 +255,8 @@ class Occurrences:
                     yield k, s, lo, hi
 
     def _in_documents(self, s: _Shard, lo: int, hi: int, m: int, out: np.ndarray | None = None) -> int:
+        if m == 1 and out is None:  # one token cannot straddle a document end: the range is the count
+            return hi - lo
         try:
             return native.in_documents(s.sa, lo, hi, s.offsets, m, out)
         except ValueError as e:

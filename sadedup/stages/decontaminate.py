@@ -88,6 +88,11 @@ def eval_files(cfg: DecontaminateConfig) -> list[InputFile]:
     return files
 
 
+def eval_name(inp: InputFile) -> str:
+    """An eval file as eval_items names it: its absolute path (the stage runs from any folder)."""
+    return str(inp.path.resolve())
+
+
 def eval_rows(cfg: DecontaminateConfig, files: list[InputFile]) -> Iterator[tuple[InputFile, Record, list[str]]]:
     """Every eval row, with its texts in `text_fields` order. A row that is not a row (bad
     JSON, invalid UTF-8) or lacks a listed text field stops the run, naming file and row: an
@@ -150,7 +155,7 @@ def build_eval(cfg: DecontaminateConfig, files: list[InputFile], folder: Path) -
     srcs, rows, fields, texts = [], [], [], []
     for inp, rec, ts in eval_rows(cfg, files):
         for f, t in zip(cfg.text_fields, ts):
-            srcs.append(inp.name)
+            srcs.append(eval_name(inp))
             rows.append(rec.row)
             fields.append(f)
             texts.append(t)
@@ -417,9 +422,10 @@ def check_clean_eval(cfg: DecontaminateConfig, path: Path) -> None:
     kinds = {f.format for f in files}
     fmt, _ = formats.output_kind(path)
     if len(kinds) == 1 and formats.BY_NAME[next(iter(kinds))].writer is not None and fmt.name not in kinds:
-        want = formats.BY_NAME[next(iter(kinds))].suffixes[0]
-        raise SadedupError(f"decontaminate.write_clean_eval {path}: the eval files are {next(iter(kinds))}; "
-                           f"name it {want} (or a compressed {want}) to keep their format")
+        want = formats.BY_NAME[next(iter(kinds))]
+        also = f" (or {want.suffixes[0]}.gz, .zst)" if want.compressions else ""
+        raise SadedupError(f"decontaminate.write_clean_eval {path}: the eval files are {want.name}; name it "
+                           f"{want.suffixes[0]}{also} to keep their format")
 
 
 def write_clean_eval(ctx: Context, path: Path) -> tuple[int, int]:
@@ -438,7 +444,7 @@ def write_clean_eval(ctx: Context, path: Path) -> tuple[int, int]:
     try:
         for inp, rec, _ in eval_rows(cfg, files):
             rows += 1
-            if (inp.name, rec.row) not in bad:
+            if (eval_name(inp), rec.row) not in bad:
                 w.write(rec, None)
                 written += 1
         w.close()

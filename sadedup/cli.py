@@ -527,6 +527,90 @@ def index(workdir: WorkdirArg, executor: Executor = None, format: Result = "text
         result(occurrences.index_summary(detail))
 
 
+Thresholds = Annotated[Optional[str], typer.Option(
+    "--minhash-threshold", metavar="T,T,...", help="minhash.threshold values, comma-separated (each in (0, 1]): what "
+                                                  "the minhash stage would drop at each, from its stored candidate "
+                                                  "pairs.")]
+Lengths = Annotated[Optional[str], typer.Option(
+    "--min-length", metavar="L,L,...", help="substring.min_length values, comma-separated: what the substring stage "
+                                           "would cut and drop at each, from the stored suffix and LCP arrays (with "
+                                           "the prefilter, lengths from the run's own up).")]
+
+
+@command()
+def report(workdir: WorkdirArg,
+           output: Annotated[Optional[Path], typer.Option(
+               "--output", "-o", metavar="FILE", help="Where to write the HTML page (default report.html in the "
+                                                     "current folder; with --format json, only when given).")] = None,
+           format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                               help="text: write the page and say where; json: print the report's "
+                                                    "numbers on stdout.")] = "text",
+           seed: Annotated[int, typer.Option(metavar="N", help="Seed of the review sample and of the sampled "
+                                                               "candidate pairs (same seed, same report).")] = 0,
+           sample: Annotated[int, typer.Option(metavar="N", help="Clusters and spans shown per method for "
+                                                                 "review.")] = 6,
+           minhash_threshold: Thresholds = None, min_length: Lengths = None, executor: Executor = None,
+           workers: Workers = None):
+    """Write the audit report of a work folder: one self-contained HTML page (inline CSS and SVG
+    plots; nothing is fetched) with documents, characters and tokens in and out per stage, the
+    MinHash candidate pairs, banding and S-curve with measured points (signature agreement
+    against exact Jaccard on a sample of candidate pairs), cluster sizes and the largest
+    clusters and LSH buckets, span coverage and lengths and the most repeated passages per span
+    stage, a per-source breakdown, decontamination verdicts, a seeded sample of clusters and
+    spans side by side, and per-stage time and disk. --format json prints the same numbers.
+    With --minhash-threshold / --min-length it plots that sweep too.
+
+    Example: sadedup report work/ -o report.html --min-length 200,400"""
+    out = output if output is not None or format == "json" else Path("report.html")
+    data = api.report(workdir, out, seed=seed, sample=sample, minhash_thresholds=minhash_threshold,
+                      min_lengths=min_length, executor=executor, workers=workers)
+    if format == "json":
+        _write(insp.to_json(data, indent=1))
+        return
+    d = data["documents"]
+    result(f"report: {out} ({d['input']} documents in, {d['kept']} kept; {data['chars']['input']} characters in, "
+           f"{data['chars']['output']} out)")
+
+
+@command()
+def sweep(workdir: WorkdirArg, minhash_threshold: Thresholds = None, min_length: Lengths = None,
+          format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("text", "json"),
+                                              help="text: a table per setting; json: {minhash_threshold: [...], "
+                                                   "min_length: [...], as_run, unanswered}.")] = "text",
+          executor: Executor = None, workers: Workers = None):
+    """What other settings would decide, from the work folder's stored artifacts, without
+    recomputing signatures or suffix arrays and without touching the run's decisions: per
+    minhash.threshold the documents the minhash stage keeps and drops and the characters it
+    removes; per substring.min_length the same for the substring stage (and the documents cut).
+    Each answer equals what a run with that one setting changed decides for that stage. Values
+    the stored artifacts cannot answer are named on one line (with the prefilter, lengths below
+    the run's own).
+
+    Example: sadedup sweep work/ --minhash-threshold 0.6,0.7,0.9 --min-length 200,400"""
+    from .sweeps import LENGTH, THRESHOLD, unanswered_line
+
+    res = api.sweep(workdir, minhash_threshold, min_length, executor=executor, workers=workers)
+    if format == "json":
+        _write(insp.to_json(res, indent=1))
+        return
+    out = _stdout()
+    for setting, name, extra in ((THRESHOLD, "minhash.threshold", ["clusters"]),
+                                 (LENGTH, "substring.min_length", ["cut", "spans"])):
+        if not res[setting]:
+            continue
+        t = Table(title=f"{name} (the minhash stage)" if setting == THRESHOLD else f"{name} (the substring stage)",
+                  show_edge=False)
+        for c in (name, "documents", "kept", "dropped", "removed chars", *extra):
+            t.add_column(c, justify="right")
+        for r in res[setting]:
+            mark = " (as run)" if r["value"] == res["as_run"].get(setting) else ""
+            t.add_row(f"{r['value']:g}{mark}", *(str(r[k]) for k in ("documents", "kept", "dropped", "removed_chars",
+                                                                       *extra)))
+        out.print(t)
+    for u in res["unanswered"]:
+        result(unanswered_line(u))
+
+
 def summary_line(name: str, detail: dict) -> str:
     """The stage's own one-line summary of its detail; for a stage whose earlier result was
     reused, that result, said so."""

@@ -17,6 +17,12 @@
    (``clusters`` method ``minhash``, ``cluster_members`` with the similarity to the kept
    document, documents dropped as ``near_duplicate``) and the stage detail (the configuration
    string such as ``5ng_14b_8r_112p_t0.8``, the S-curve, counts, timings).
+
+Kept beside the chunks for sweeps and the report (sadedup/sweeps.py), every candidate pair:
+
+       minhash/<config>_<key>/pairs.npy             int64 (2 x pairs): candidate rows i < j, sorted
+                              pair_similarity.npy   float64 per pair: the similarity checked
+                                                    against the threshold (estimate or exact)
 """
 from __future__ import annotations
 
@@ -219,6 +225,10 @@ class MinHash(Stage):
         else:
             similarity = self._estimate_similarity(dirs, chunks, nodes, cfg)
         esim = similarity(ei, ej)
+        # every candidate pair with its similarity, verified or not: what `sadedup sweep`
+        # and `sadedup report` read to answer other thresholds without the signatures
+        save_npy(folder / "pairs.npy", np.stack([pi, pj]).astype(np.int64, copy=False))
+        save_npy(folder / "pair_similarity.npy", esim)
         ok = esim >= cfg.threshold
         return nodes, ei[ok], ej[ok], esim[ok], similarity
 

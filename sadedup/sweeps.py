@@ -1,0 +1,513 @@
+"""What-if sweeps: what the minhash stage would drop at other thresholds, and the substring
+stage at other window lengths, answered from what a finished run keeps in its work folder.
+
+Nothing here writes the database or a stage's folder; scratch files go to a temporary
+folder that is removed at the end. Each answer is what a run with that one setting changed
+would decide for that stage (the stages after it are not rerun: a lower threshold would
+also change which documents reach the substring stage).
+
+MinHash thresholds. Candidate pairs come from banding alone, so they do not depend on the
+threshold: the stage keeps every candidate pair with the similarity it verified
+(``pairs.npy``, ``pair_similarity.npy`` in its folder). At threshold t the verified pairs
+are those of similarity >= t, and the clusters are cut at the drift floor f(t) exactly as
+the stage cuts them (sadedup.lsh.cluster), with the same keep rule. Cutting a component of
+three or more documents asks for similarities of pairs that are not candidates: with
+``verify = "estimate"`` they come from the stored signatures, with ``"exact"`` from the
+shingle sets of those documents only, recomputed. A work folder whose minhash stage ran
+before the pairs were kept gets them from the stored band hashes and signatures (banding and
+verification again, never signatures). Every threshold in (0, 1] can be answered.
+
+Window lengths. The build stage keeps each shard's suffix array and LCP array. A window
+length L' is answered by the repeats and remove stages' own kernels run again at L' on those
+arrays: the LCP array capped at L' (a direct comparison of suffix-array neighbours, no new
+suffix sort), the windows, the cross-shard merge, the group ids, the keep rule and the drop
+rule, then the characters removed. With ``substring.prefilter`` (the default) the arrays
+cover only the text that can hold a repeated L-token window: every repeated window of
+L' >= L tokens lies whole in one candidate region (its L-token sub-windows are all repeated
+and neighbouring ones overlap, and overlapping regions were merged), so L' >= L is exact,
+while L' < L is answerable only from the full-text suffix arrays `sadedup index` keeps
+(without them it is said, not guessed). With the prefilter off the arrays cover all the
+text and every length is answerable.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import graph, native
+from . import lsh as mh
+from .config import MinhashConfig
+from .errors import SadedupError
+from .executor import Executor, make_executor
+from .keep import candidate_documents
+from .stages.base import Context
+from .stages.build import sorted_dirs
+from .stages.exact import open_texts
+from .stages.repeats import Repeats, ScatterShard, valid_windows
+from .stages.tokenize import run_tokenizer, shard_dirs
+from .store import TextStore
+from .tokenizers import char_spans
+from .workspace import Workspace, load_npy, npy_in_place, save_npy, writable_npy
+
+# settings as the JSON and the command line name them
+THRESHOLD, LENGTH = "minhash_threshold", "min_length"
+# what `sadedup report` sweeps by default when the minhash stage ran (cheap: stored pairs)
+REPORT_THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+
+
+# ---- values from the command line
+
+def parse_values(text: str | Sequence[Any] | None, setting: str) -> list[float] | list[int]:
+    """`0.6,0.7` or a list of numbers: the sorted distinct values of one setting, each checked
+    as the workflow key would check it."""
+    if text is None:
+        return []
+    items = [s.strip() for s in text.split(",") if s.strip()] if isinstance(text, str) else list(text)
+    out: set = set()
+    for item in items:
+        if setting == THRESHOLD:
+            try:
+                v = float(item)
+            except (TypeError, ValueError):
+                raise SadedupError(f"--minhash-threshold: {item!r} is not a number") from None
+            if not 0.0 < v <= 1.0:
+                raise SadedupError(f"--minhash-threshold: {item} is not in (0, 1]")
+            out.add(v)
+        else:
+            try:
+                v = int(item) if not isinstance(item, float) or item.is_integer() else None
+            except (TypeError, ValueError):
+                v = None
+            if v is None:
+                raise SadedupError(f"--min-length: {item!r} is not a whole number of tokens")
+            if not 1 <= v <= 65535:
+                raise SadedupError(f"--min-length: {item} is not from 1 to 65535")
+            out.add(v)
+    return sorted(out)
+
+
+# ---- the work folder, held for the sweep
+
+@contextmanager
+def held(workdir: str | Path) -> Iterator[Workspace]:
+    """The work folder, read-only, locked against a run while the sweep reads its arrays (a
+    folder nobody may write has no run to fear, and no lock to take)."""
+    ws = Workspace(workdir, readonly=True)
+    writable = os.access(ws.root, os.W_OK)
+    if writable:
+        ws.lock()
+    try:
+        yield ws
+    finally:
+        ws.unlock()
+
+
+@contextmanager
+def scratch_folder(ws: Workspace) -> Iterator[Path]:
+    """Scratch space as large as the stage's own arrays: in the work folder (its file system
+    has room for them), else the system's temporary folder; always removed. Scratch folders
+    of an earlier sweep that was killed go first (the lock says nobody uses them)."""
+    if os.access(ws.root, os.W_OK):
+        for old in ws.root.glob(".sweep-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        parent: str | None = str(ws.root)
+    else:
+        parent = None
+    folder = Path(tempfile.mkdtemp(prefix=".sweep-" if parent else "sadedup-sweep-", dir=parent))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def stale_reason(ws: Workspace, stage: str) -> str | None:
+    """Why `stage`'s stored result cannot be read (None: it is current)."""
+    from .pipeline import standing
+
+    wf = ws.workflow
+    if not graph.enabled(stage, wf):
+        method = graph.node(stage).method
+        return f"the work folder's workflow has no {method} stage (stages={','.join(wf.stages)})"
+    for s in standing(ws, verify=False):
+        if s["stage"] == stage and s["state"] != "done":
+            return f"stage {stage} is {s['state']} ({s['why']}); run `sadedup run --workdir {ws.root}` first"
+    return None
+
+
+# ---- MinHash: what the stage stored
+
+@dataclass
+class MinhashStore:
+    """A finished minhash stage's documents (rows of its docs.npy), its chunks of signatures,
+    and every candidate pair (rows pi < pj) with the similarity it verified."""
+    root: Path
+    folder: Path
+    cfg: MinhashConfig
+    doc_ids: np.ndarray
+    n_chars: np.ndarray
+    dirs: list[Path]
+    chunks: list[tuple[int, int]]
+    nsh: np.ndarray
+    pi: np.ndarray
+    pj: np.ndarray
+    sim: np.ndarray
+    detail: dict[str, Any]
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """Rows in some candidate pair, sorted (the stage's node numbering)."""
+        return np.unique(np.concatenate([self.pi, self.pj]))
+
+    def signatures(self, rows: np.ndarray) -> np.ndarray:
+        """The stored signatures of `rows` (sorted distinct rows of docs.npy)."""
+        out = np.empty((len(rows), self.cfg.num_perm), dtype=np.uint32)
+        for d, (i, j) in zip(self.dirs, self.chunks):
+            a, b = np.searchsorted(rows, [i, j])
+            if b > a:
+                out[a:b] = load_npy(d / "sig.npy")[rows[a:b] - i]
+        return out
+
+    def shingle_sets(self, rows: np.ndarray, scratch: Path) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """Exact Jaccard between `rows` (sorted distinct rows; the function takes indices
+        into them), their shingle sets computed once by the stage's own routine (a large
+        set file goes to `scratch`, never to the stage's folder)."""
+        from .stages.minhash import MinHash
+
+        texts, offsets = open_texts(self.root)
+        return MinHash._exact_similarity(scratch, texts, offsets, self.doc_ids, rows, self.nsh, self.cfg)
+
+
+def minhash_store(ws: Workspace, scratch: Path, executor: Executor | None = None) -> MinhashStore:
+    """What the current minhash stage of `ws` left (see the module doc); the candidate pairs
+    of a stage that did not keep them are made again from its band hashes in `scratch`."""
+    from .stages.minhash import MinHash
+
+    detail = ws.stage_detail("minhash")
+    folder = ws.root / detail["folder"]
+    cfg = ws.workflow.minhash
+    doc_ids, n_chars = candidate_documents(ws, "minhash")
+    try:
+        stored = np.load(folder / "docs.npy")
+    except (OSError, ValueError):
+        raise SadedupError(f"{folder / 'docs.npy'} is missing or damaged: rerun the minhash stage") from None
+    if not np.array_equal(stored, doc_ids):
+        raise SadedupError(f"{folder / 'docs.npy'} does not list the documents the minhash stage decides on: "
+                           f"rerun `sadedup minhash {ws.root}`")
+    dirs = sorted(folder.glob("chunk_*"))
+    chunks, at = [], 0
+    for d in dirs:
+        n = int(load_npy(d / "nsh.npy").shape[0])
+        chunks.append((at, at + n))
+        at += n
+    if at != len(doc_ids):
+        raise SadedupError(f"the signature chunks in {folder} hold {at} documents, not {len(doc_ids)}: rerun the "
+                           f"minhash stage")
+    nsh = np.concatenate([np.load(d / "nsh.npy") for d in dirs] + [np.zeros(0, np.int64)])
+    store = MinhashStore(ws.root, folder, cfg, doc_ids, n_chars, dirs, chunks, nsh, np.zeros(0, np.int64),
+                         np.zeros(0, np.int64), np.zeros(0), detail)
+    pairs_path, sim_path = folder / "pairs.npy", folder / "pair_similarity.npy"
+    try:
+        pairs, sim = np.load(pairs_path), np.load(sim_path)
+        ok = pairs.shape == (2, len(sim)) and len(sim) == detail.get("candidate_pairs")
+    except (OSError, ValueError):
+        ok = False
+    if ok:
+        store.pi, store.pj, store.sim = pairs[0], pairs[1], sim
+        return store
+    # an older stage kept no pairs: banding again from its band hashes, then verification
+    ctx = Context(ws, executor or make_executor("inline", 1))
+    _, pi, pj = MinHash._candidate_pairs(ctx, scratch, dirs, cfg, len(doc_ids))
+    (scratch / "has.npy").unlink(missing_ok=True)
+    store.pi, store.pj = pi, pj
+    nodes = store.nodes
+    ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
+    if cfg.verify == "exact":
+        store.sim = store.shingle_sets(nodes, scratch)(ei, ej)
+    else:
+        store.sim = mh.estimate_pairs(store.signatures(nodes), ei, ej)
+    return store
+
+
+class _SplitSimilarity:
+    """The similarity the cluster cut asks for, between nodes of components of three or more
+    documents (pairs of two never ask): from the stored signatures, or exact Jaccard of
+    those documents' shingle sets. Made on first use, for the nodes `needed` only."""
+
+    def __init__(self, store: MinhashStore, nodes: np.ndarray, needed: np.ndarray, scratch: Path) -> None:
+        self.store, self.nodes, self.needed, self.scratch = store, nodes, needed, scratch
+        self.pos = np.full(len(nodes), -1, dtype=np.int64)
+        self.pos[needed] = np.arange(len(needed))
+        self._fn: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self._fn is None:
+            rows = self.nodes[self.needed]
+            if self.store.cfg.verify == "exact":
+                self._fn = self.store.shingle_sets(rows, self.scratch)
+            else:
+                S = self.store.signatures(rows)
+                self._fn = lambda a, b: mh.estimate_pairs(S, a, b)
+        a, b = self.pos[x], self.pos[y]
+        if (a < 0).any() or (b < 0).any():
+            raise AssertionError("a cluster cut asked for a node outside its component")
+        return self._fn(a, b)
+
+
+def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[float],
+                      scratch: Path) -> list[dict[str, Any]]:
+    """Per threshold, the minhash stage's decisions at it: documents it sees, kept, dropped as
+    near duplicates, their characters, clusters and verified pairs. The clusters are made by
+    the stage's own routine (its keep rule and order), at the threshold's drift floor."""
+    from .stages.minhash import MinHash
+
+    cfg = store.cfg
+    nodes = store.nodes
+    ei, ej = np.searchsorted(nodes, store.pi), np.searchsorted(nodes, store.pj)
+    out: list[dict[str, Any]] = []
+    if not len(thresholds):
+        return out
+    # components at the lowest threshold hold those of every higher one: the documents whose
+    # similarities a cut may ask for
+    low = store.sim >= min(thresholds)
+    needed = np.zeros(0, np.int64)
+    if low.any():
+        root = native.components(len(nodes), ei[low], ej[low])
+        sizes = np.bincount(root, minlength=len(nodes))
+        needed = np.flatnonzero(sizes[root] >= 3)
+    similarity = _SplitSimilarity(store, nodes, needed, scratch)
+    n = len(store.doc_ids)
+    for t in thresholds:
+        ok = store.sim >= t
+        at = dataclasses.replace(cfg, threshold=t)
+        kept, member, cluster, _ = MinHash._clusters(ws, store.doc_ids, store.n_chars, nodes, ei[ok], ej[ok],
+                                                     store.sim[ok], similarity, mh.drift_floor(t), at)
+        dropped = np.searchsorted(store.doc_ids, member[member != kept[cluster]]) if len(member) else \
+            np.zeros(0, np.int64)
+        out.append({"value": t, "documents": n, "kept": n - len(dropped), "dropped": int(len(dropped)),
+                    "removed_chars": int(store.n_chars[dropped].sum()), "clusters": int(len(kept)),
+                    "verified_pairs": int(ok.sum())})
+    return out
+
+
+# ---- substring: the stored suffix and LCP arrays
+
+@dataclass(frozen=True)
+class WindowsAt:
+    """Task: one shard's in-region windows of L tokens in suffix order (wpos.npy, wl.npy in
+    out_dir), from its stored suffix array, and its LCP array capped at L first when the
+    stored one is capped below L."""
+    build_dir: str
+    out_dir: str
+    L: int
+    recap: bool
+    sa_dir: str = ""   # the suffix array's folder when it is not build_dir's (sadedup index's)
+
+    def __call__(self) -> dict[str, Any]:
+        bdir, odir = Path(self.build_dir), Path(self.out_dir)
+        odir.mkdir(parents=True, exist_ok=True)
+        offsets = np.load(bdir / "offsets.npy")
+        n = int(offsets[-1])
+        sa = load_npy(Path(self.sa_dir or bdir) / "sa.npy")
+        if self.recap or self.sa_dir:
+            with npy_in_place(odir / "lcp.npy", native.capped_lcp_dtype(self.L), n) as lcp:
+                native.lcp_capped(load_npy(bdir / "tokens.npy"), sa, self.L, out=lcp)
+            lcp = load_npy(odir / "lcp.npy")
+        else:
+            lcp = load_npy(bdir / "lcp.npy")
+        wpos, wl = native.local_windows(sa, lcp, valid_windows(offsets, n, self.L), self.L,
+                                        wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
+        del lcp
+        (odir / "lcp.npy").unlink(missing_ok=True)
+        save_npy(odir / "wpos.npy", wpos)
+        save_npy(odir / "wl.npy", wl)
+        return {"windows": len(wpos)}
+
+
+def _full_text_index(ws: Workspace) -> list[Path] | None:
+    """The folders of the full-text suffix arrays `sadedup index` keeps for a prefiltered
+    folder, when they are current for its shards (None otherwise)."""
+    from .occurrences import Index, index_dirs
+
+    try:
+        return index_dirs(ws) if Index().done(Context(ws)) else None
+    except SadedupError:
+        return None
+
+
+def length_limits(ws: Workspace) -> tuple[int, str | None]:
+    """The shortest window length the stored arrays answer, and why shorter ones are not."""
+    s = ws.workflow.substring
+    if not s.prefilter or _full_text_index(ws) is not None:
+        return 1, None
+    return s.window, (f"the stored arrays cover only the text that can hold a repeated {s.window}-token window "
+                      f"(substring.prefilter); `sadedup index {ws.root}` builds full-text suffix arrays once, after "
+                      f"which any length can be swept")
+
+
+def _state(path: Path, groups: int, budget: int) -> np.ndarray:
+    """int64 per group, -1 to start; in a file when large (as the remove stage keeps it)."""
+    if groups * 8 <= budget // 4:
+        return np.full(groups, -1, dtype=np.int64)
+    arr = writable_npy(path, np.int64, (groups,))
+    arr[:] = -1
+    return arr
+
+
+def length_answer(ws: Workspace, L: int, ctx: Context, scratch: Path) -> dict[str, Any]:
+    """The substring stage's decisions with windows of L tokens, from the stored arrays."""
+    from .stages.sizing import usable_budget
+
+    wf = ws.workflow
+    s = wf.substring
+    shards = shard_dirs(ws)
+    # the arrays to read: the build stage's (over candidate text: for L at or above the run's
+    # length), or, shorter, the full-text suffix arrays of `sadedup index`
+    index = _full_text_index(ws) if s.prefilter and L < s.window else None
+    regions = s.prefilter and index is None
+    built = shards if index is not None else sorted_dirs(ws, wf)
+    folder = scratch / f"L{L}"
+    outs = [folder / d.name for d in built]
+    recap = s.prefilter and L != s.window
+    for _ in ctx.executor.imap([WindowsAt(str(b), str(o), L, recap, str(index[k]) if index else "")
+                                for k, (b, o) in enumerate(zip(built, outs))]):
+        pass
+    groups = Repeats._merge(ctx, built, outs, L, max(1, wf.run.n_workers))
+    gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
+    for _ in ctx.executor.imap([ScatterShard(str(b), str(o), gid_dtype, L) for b, o in zip(built, outs)]):
+        pass
+    for o in outs:  # only the group ids are read from here on
+        for f in ("wpos.npy", "wl.npy", "run_gid.npy"):
+            (o / f).unlink(missing_ok=True)
+
+    offsets = [np.load(d / "offsets.npy") for d in shards]
+    doc_ids = [np.load(d / "docs.npy") for d in shards]
+    bases = np.concatenate(([0], np.cumsum([int(o[-1]) for o in offsets])))
+
+    def runs(k: int) -> native.Runs | None:
+        return (np.load(built[k] / "starts.npy"), np.load(built[k] / "offsets.npy")) if regions else None
+
+    budget = usable_budget(wf)
+    if s.keep == "first":
+        src = _state(folder / "state.npy", groups, budget)
+    else:
+        first = _state(folder / "state.npy", groups, budget // 2)
+        second = _state(folder / "state2.npy", groups, budget // 2)
+        for k, o in enumerate(outs):
+            native.first_two(load_npy(o / "gid.npy"), int(offsets[k][-1]), int(bases[k]), first, second, runs=runs(k))
+    tok = run_tokenizer(ctx)
+    store = TextStore(ws.root)
+    documents = dropped = cut = spans = removed_tokens = removed_chars = 0
+    for k, o in enumerate(outs):
+        gid = load_npy(o / "gid.npy")
+        if s.keep == "first":
+            rem, drp, (sd, ss, se, _) = native.select_first(gid, offsets[k], L, s.drop_fraction, int(bases[k]), src,
+                                                            runs=runs(k))
+        else:
+            rem, drp, (sd, ss, se, _) = native.select_none(gid, offsets[k], L, s.drop_fraction, int(bases[k]), first,
+                                                           second, runs=runs(k))
+        del gid
+        (o / "gid.npy").unlink()
+        cs, ce = char_spans(tok, store.texts, load_npy(shards[k] / "tokens.npy"), offsets[k], doc_ids[k], sd, ss, se)
+        chars = np.zeros(len(doc_ids[k]), np.int64)
+        np.add.at(chars, sd, ce - cs)
+        gone = doc_ids[k][drp]  # a dropped document loses all of its characters
+        n_chars = native.count_chars(store.data, store.offsets[gone], store.offsets[gone + 1])
+        documents += len(doc_ids[k])
+        dropped += int(drp.sum())
+        cut += int(((rem > 0) & ~drp).sum())
+        spans += len(sd)
+        removed_tokens += int(rem.sum())
+        removed_chars += int(chars[~drp].sum() + n_chars.sum())
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"value": L, "documents": documents, "kept": documents - dropped, "dropped": dropped,
+            "removed_chars": removed_chars, "cut": cut, "spans": spans, "removed_tokens": removed_tokens,
+            "groups": groups}
+
+
+# ---- the sweep
+
+def unanswered_line(item: dict[str, Any]) -> str:
+    """One line naming the values a sweep could not answer, and why."""
+    values = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in item["values"])
+    return f"{item['setting']} {values}: not answered: {item['why']}"
+
+
+def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: list[int],
+               executor: str | None = None, workers: int | None = None, strict: bool = True) -> dict[str, Any]:
+    """`sweep` on a work folder the caller holds, with its scratch folder; `strict`: an error
+    when none of the values can be answered."""
+    wf = ws.workflow
+    result: dict[str, Any] = {THRESHOLD: [], LENGTH: [], "as_run": {}, "unanswered": [], "seconds": {}}
+    n = workers if workers is not None else wf.run.n_workers
+    ex = make_executor(executor or wf.run.executor, max(1, n), wf.run.scheduler)
+    try:
+        if thresholds:
+            t0 = time.perf_counter()
+            why = stale_reason(ws, "minhash")
+            if why:
+                result["unanswered"].append({"setting": THRESHOLD, "values": thresholds, "why": why})
+            else:
+                result["as_run"][THRESHOLD] = wf.minhash.threshold
+                store = minhash_store(ws, scratch, ex)
+                result[THRESHOLD] = threshold_answers(ws, store, thresholds, scratch)
+            result["seconds"][THRESHOLD] = round(time.perf_counter() - t0, 3)
+        if lengths:
+            t0 = time.perf_counter()
+            why = stale_reason(ws, "remove")
+            if why:
+                result["unanswered"].append({"setting": LENGTH, "values": lengths, "why": why})
+            else:
+                result["as_run"][LENGTH] = wf.substring.window
+                lowest, why_not = length_limits(ws)
+                short = [L for L in lengths if L < lowest]
+                if short:
+                    result["unanswered"].append({"setting": LENGTH, "values": short, "why": why_not})
+                ctx = Context(ws, ex)
+                result[LENGTH] = [length_answer(ws, L, ctx, scratch) for L in lengths if L >= lowest]
+            result["seconds"][LENGTH] = round(time.perf_counter() - t0, 3)
+    finally:
+        ex.close()
+    if strict and not result[THRESHOLD] and not result[LENGTH]:
+        raise SadedupError("sweep: " + "; ".join(unanswered_line(u) for u in result["unanswered"]))
+    return result
+
+
+def sweep(workdir: str | Path, minhash_thresholds: Sequence[float] | str | None = None,
+          min_lengths: Sequence[int] | str | None = None, executor: str | None = None,
+          workers: int | None = None) -> dict[str, Any]:
+    """The decisions of the minhash stage at each threshold and of the substring stage at
+    each window length, from the work folder's stored artifacts (see the module doc).
+
+    Args:
+        workdir: a work folder whose minhash (for thresholds) or substring stage (for
+            lengths) is current.
+        minhash_thresholds: values of minhash.threshold, "0.6,0.7" or a list.
+        min_lengths: values of substring.min_length, "200,400" or a list.
+        executor, workers: where the substring sweep's per-shard work runs (default: the
+            work folder's run.executor and run.workers).
+
+    Returns:
+        {"minhash_threshold": [{value, documents, kept, dropped, removed_chars, clusters,
+        verified_pairs}], "min_length": [{value, documents, kept, dropped, removed_chars,
+        cut, spans, removed_tokens, groups}], "as_run": {setting: the run's own value},
+        "unanswered": [{setting, values, why}], "seconds": {setting: time taken}}. `documents`
+        are those the stage decides on, `kept` = documents - dropped, `removed_chars` the
+        characters it takes out of them (all of a dropped document's, the cut ones of the
+        others). When none of the values asked for can be answered it is an error.
+    """
+    thresholds = parse_values(minhash_thresholds, THRESHOLD)
+    lengths = parse_values(min_lengths, LENGTH)
+    if not thresholds and not lengths:
+        raise SadedupError("sweep: name at least one setting: --minhash-threshold 0.6,0.7 or --min-length 200,400")
+    with held(workdir) as ws, scratch_folder(ws) as scratch:
+        return sweep_held(ws, scratch, thresholds, lengths, executor, workers)

@@ -241,4 +241,57 @@ int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *
                       int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_ng, int64_t sp_cap,
                       int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit);
 
+/* Passage-level MinHash (passages.c). Documents are sd_docs (minhash.h) over the raw UTF-8
+ * texts; words are Python's `\w+` matches compared case-folded, by the tables below (built
+ * by Python from its own `re` and str.casefold, see passages.c). */
+#include "minhash.h"
+
+#define SD_FOLD_EXT 0x80000000U
+typedef struct {
+    const uint8_t *word;        /* 0x110000 bits: code point c matches \w */
+    const int32_t *fold_page;   /* 0x1100 entries: block of 256 code points -> its fold_block, -1: no folds */
+    const uint32_t *fold_block; /* 256 a block: the folded code point, or SD_FOLD_EXT | k into fold_ext */
+    const uint32_t *fold_ext;   /* fold_ext[k] code points follow, folds of more than one */
+} sd_wordtab;
+
+/* Chunks of a text of nwords words: 0 without words, 1 up to `words` words, else
+ * ceil((nwords - words) / stride) + 1. */
+int64_t sd_chunk_count(int64_t nwords, int64_t words, int64_t stride);
+
+/* Per document, its words and its chunks. */
+void sd_passage_count(const sd_docs *docs, const sd_wordtab *T, int64_t words, int64_t stride, int64_t *nwords,
+                      int64_t *nchunks);
+
+/* The words of one text: their count; with hash given, each word's hash (seeded) and its
+ * code-point offsets [cs, ce) (cs, ce may be NULL). hash/cs/ce hold n / 2 + 1 entries. */
+int64_t sd_words(const uint8_t *text, int64_t n, const sd_wordtab *T, uint64_t seed, uint64_t *hash, int64_t *cs,
+                 int64_t *ce);
+
+/* Chunk signatures: document d's chunks are rows chunk_off[d] .. chunk_off[d+1] (as counted by
+ * sd_passage_count), sig (rows x P), nsh (shingles per chunk, 0: none), cstart/cend (code-point
+ * offsets of the chunk's first word's start and last word's end). Returns 0, -1 when out of
+ * memory, -2 when chunk_off disagrees with the documents. */
+int sd_passage_minhash(const sd_docs *docs, const sd_wordtab *T, int64_t words, int64_t stride, int ngram,
+                       uint64_t seed, const uint32_t *perm_seeds, int P, const int64_t *chunk_off, uint32_t *sig,
+                       int64_t *nsh, int64_t *cstart, int64_t *cend);
+
+/* Sorted distinct shingle hashes of chunk req_chunk[k] of document req_doc[k] (requests
+ * grouped by document), to out[out_off[k] ..] (room out_off[k+1] - out_off[k]); counts[k] =
+ * how many. Returns 0, or -1 when out of memory. */
+int sd_passage_sets(const sd_docs *docs, const sd_wordtab *T, int64_t words, int64_t stride, int ngram, uint64_t seed,
+                    const int64_t *req_doc, const int64_t *req_chunk, int64_t nreq, uint64_t *out,
+                    const int64_t *out_off, int64_t *counts);
+
+/* Keep-first over chunks in document order: chunk j (document chunk_doc[j], rows of document d
+ * chunk_off[d] ..) is a near duplicate when one of its verified earlier partners
+ * partner[pair_off[j] .. pair_off[j+1]) (ascending, similarity psim) belongs to a document not
+ * dropped; src[j] is the most similar such (the earliest of equals; -1: none), ssim[j] its
+ * similarity. removed[d] = code points
+ * of the union of d's duplicate chunks [cstart, cend); dropped[d] = removed / n_chars >
+ * drop_fraction (a dropped document's chunks count for no later chunk). */
+void sd_passage_walk(int64_t ndocs, const int64_t *chunk_off, const int64_t *chunk_doc, const int64_t *cstart,
+                     const int64_t *cend, const int64_t *n_chars, const int64_t *pair_off, const int64_t *partner,
+                     const double *psim, double drop_fraction, int64_t *src, double *ssim, int64_t *removed,
+                     uint8_t *dropped);
+
 #endif

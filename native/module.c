@@ -765,6 +765,212 @@ static PyObject *py_dc_scan(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* ---- passage-level MinHash (passages.c) ----
+ * The word tables are a tuple (word bitmap, fold_page int32, fold_block uint32, fold_ext
+ * uint32), checked here once per call so no lookup can leave them. */
+typedef struct {
+    Py_buffer b[4];
+    int got;
+    sd_wordtab tab;
+} wordtab_args;
+
+static void wordtab_release(wordtab_args *w) {
+    for (int i = 0; i < w->got; i++) PyBuffer_Release(&w->b[i]);
+    w->got = 0;
+}
+
+static int wordtab_parse(PyObject *tuple, wordtab_args *w) {
+    w->got = 0;
+    if (!PyArg_ParseTuple(tuple, "y*y*y*y*", &w->b[0], &w->b[1], &w->b[2], &w->b[3])) return 0;
+    w->got = 4;
+    int64_t nblocks = w->b[2].len / (256 * 4), next = w->b[3].len / 4;
+    const int32_t *page = w->b[1].buf;
+    const uint32_t *block = w->b[2].buf, *ext = w->b[3].buf;
+    int ok = w->b[0].len >= 0x110000 / 8 && w->b[1].len >= 0x1100 * 4;
+    for (int64_t k = 0; ok && k < 0x1100; k++) ok = page[k] >= -1 && page[k] < nblocks;
+    for (int64_t k = 0; ok && k < nblocks * 256; k++)
+        if (block[k] & SD_FOLD_EXT) {
+            int64_t at = block[k] & ~SD_FOLD_EXT;
+            ok = at < next && at + (int64_t)ext[at] < next;
+        } else {
+            ok = block[k] <= 0x10FFFF;
+        }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "word tables: malformed (build them with passages.word_tables)");
+        return 0;
+    }
+    w->tab = (sd_wordtab){w->b[0].buf, page, block, ext};
+    return 1;
+}
+
+/* offsets of n + 1 int64 entries from 0, never decreasing, ending at `last` */
+static int offsets_ok(Py_buffer *o, int64_t n, int64_t last, const char *what) {
+    if (o->len < (n + 1) * 8) {
+        PyErr_Format(PyExc_ValueError, "%s: need %lld entries", what, (long long)(n + 1));
+        return 0;
+    }
+    const int64_t *v = o->buf;
+    int ok = v[0] == 0 && v[n] == last;
+    for (int64_t k = 0; ok && k < n; k++) ok = v[k] <= v[k + 1];
+    if (!ok) PyErr_Format(PyExc_ValueError, "%s: must rise from 0 to %lld", what, (long long)last);
+    return ok;
+}
+
+static int chunk_args_ok(long long words, long long stride, int ngram) {
+    if (words < 1 || stride < 1 || stride > words || ngram < 1) {
+        PyErr_SetString(PyExc_ValueError, "need words >= 1, 1 <= stride <= words and ngram >= 1");
+        return 0;
+    }
+    return 1;
+}
+
+/* passage_count(docs, tables, words, stride, nwords, nchunks) */
+static PyObject *py_passage_count(PyObject *self, PyObject *args) {
+    PyObject *docs, *tabs;
+    long long words, stride;
+    Py_buffer nw, nc;
+    if (!PyArg_ParseTuple(args, "O!O!LLw*w*", &PyTuple_Type, &docs, &PyTuple_Type, &tabs, &words, &stride, &nw, &nc))
+        return NULL;
+    docs_args a = {.got = 0};
+    wordtab_args w = {.got = 0};
+    PyObject *ret = NULL;
+    if (docs_parse(docs, &a) && wordtab_parse(tabs, &w) && chunk_args_ok(words, stride, 1) &&
+        need(&nw, a.docs.ndocs * 8, "nwords") && need(&nc, a.docs.ndocs * 8, "nchunks")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_passage_count(&a.docs, &w.tab, words, stride, nw.buf, nc.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    docs_release(&a); wordtab_release(&w);
+    PyBuffer_Release(&nw); PyBuffer_Release(&nc);
+    return ret;
+}
+
+/* words(text, tables, seed, hash, cs, ce) -> count */
+static PyObject *py_words(PyObject *self, PyObject *args) {
+    PyObject *tabs;
+    Py_buffer text, h, cs, ce;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "y*O!Kw*w*w*", &text, &PyTuple_Type, &tabs, &seed, &h, &cs, &ce)) return NULL;
+    wordtab_args w = {.got = 0};
+    PyObject *ret = NULL;
+    int64_t room = (text.len / 2 + 1) * 8;
+    if (wordtab_parse(tabs, &w) && need(&h, room, "hash") && need(&cs, room, "cs") && need(&ce, room, "ce")) {
+        int64_t m;
+        Py_BEGIN_ALLOW_THREADS
+        m = sd_words(text.buf, text.len, &w.tab, seed, h.buf, cs.buf, ce.buf);
+        Py_END_ALLOW_THREADS
+        ret = PyLong_FromLongLong(m);
+    }
+    wordtab_release(&w);
+    PyBuffer_Release(&text); PyBuffer_Release(&h); PyBuffer_Release(&cs); PyBuffer_Release(&ce);
+    return ret;
+}
+
+/* passage_minhash(docs, tables, words, stride, ngram, seed, perm_seeds, chunk_off, sig, nsh, cstart, cend) */
+static PyObject *py_passage_minhash(PyObject *self, PyObject *args) {
+    PyObject *docs, *tabs;
+    long long words, stride;
+    int ngram;
+    unsigned long long seed;
+    Py_buffer seeds, off, sig, nsh, cs, ce;
+    if (!PyArg_ParseTuple(args, "O!O!LLiKy*y*w*w*w*w*", &PyTuple_Type, &docs, &PyTuple_Type, &tabs, &words, &stride,
+                          &ngram, &seed, &seeds, &off, &sig, &nsh, &cs, &ce))
+        return NULL;
+    docs_args a = {.got = 0};
+    wordtab_args w = {.got = 0};
+    PyObject *ret = NULL;
+    int P = (int)(seeds.len / 4);
+    if (docs_parse(docs, &a) && wordtab_parse(tabs, &w) && chunk_args_ok(words, stride, ngram) &&
+        need(&off, (a.docs.ndocs + 1) * 8, "chunk_off")) {
+        int64_t rows = ((const int64_t *)off.buf)[a.docs.ndocs];
+        if (offsets_ok(&off, a.docs.ndocs, rows, "chunk_off") && need(&sig, rows * P * 4, "sig") &&
+            need(&nsh, rows * 8, "nsh") && need(&cs, rows * 8, "cstart") && need(&ce, rows * 8, "cend")) {
+            int rc;
+            Py_BEGIN_ALLOW_THREADS
+            rc = sd_passage_minhash(&a.docs, &w.tab, words, stride, ngram, seed, seeds.buf, P, off.buf, sig.buf,
+                                    nsh.buf, cs.buf, ce.buf);
+            Py_END_ALLOW_THREADS
+            if (rc == -1) PyErr_NoMemory();
+            else if (rc) PyErr_SetString(PyExc_ValueError, "chunk_off disagrees with the documents' chunk counts");
+            else { ret = Py_None; Py_INCREF(ret); }
+        }
+    }
+    docs_release(&a); wordtab_release(&w);
+    Py_buffer *all[] = {&seeds, &off, &sig, &nsh, &cs, &ce};
+    for (int i = 0; i < 6; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
+/* passage_sets(docs, tables, words, stride, ngram, seed, req_doc, req_chunk, out, out_off, counts) */
+static PyObject *py_passage_sets(PyObject *self, PyObject *args) {
+    PyObject *docs, *tabs;
+    long long words, stride;
+    int ngram;
+    unsigned long long seed;
+    Py_buffer rd, rc_, out, off, counts;
+    if (!PyArg_ParseTuple(args, "O!O!LLiKy*y*w*y*w*", &PyTuple_Type, &docs, &PyTuple_Type, &tabs, &words, &stride,
+                          &ngram, &seed, &rd, &rc_, &out, &off, &counts))
+        return NULL;
+    docs_args a = {.got = 0};
+    wordtab_args w = {.got = 0};
+    PyObject *ret = NULL;
+    int64_t nreq = rd.len / 8;
+    int ok = docs_parse(docs, &a) && wordtab_parse(tabs, &w) && chunk_args_ok(words, stride, ngram) &&
+             need(&rc_, nreq * 8, "req_chunk") && need(&counts, nreq * 8, "counts") &&
+             need(&off, (nreq + 1) * 8, "out_off");
+    if (ok) ok = offsets_ok(&off, nreq, ((const int64_t *)off.buf)[nreq], "out_off") &&
+                 need(&out, ((const int64_t *)off.buf)[nreq] * 8, "out");
+    const int64_t *d = rd.buf, *c = rc_.buf;
+    for (int64_t k = 0; ok && k < nreq; k++)
+        if (d[k] < 0 || d[k] >= a.docs.ndocs || c[k] < 0) {
+            PyErr_SetString(PyExc_ValueError, "passage_sets: a request outside the documents");
+            ok = 0;
+        }
+    if (ok) {
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_passage_sets(&a.docs, &w.tab, words, stride, ngram, seed, d, c, nreq, out.buf, off.buf, counts.buf);
+        Py_END_ALLOW_THREADS
+        if (rc) PyErr_NoMemory();
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    docs_release(&a); wordtab_release(&w);
+    Py_buffer *all[] = {&rd, &rc_, &out, &off, &counts};
+    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
+/* passage_walk(chunk_off, chunk_doc, cstart, cend, n_chars, pair_off, partner, psim, drop_fraction,
+ *              src, ssim, removed, dropped) */
+static PyObject *py_passage_walk(PyObject *self, PyObject *args) {
+    Py_buffer co, cd, cs, ce, nc, po, pa, ps, src, ssim, rem, drp;
+    double drop;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*dw*w*w*w*", &co, &cd, &cs, &ce, &nc, &po, &pa, &ps, &drop, &src,
+                          &ssim, &rem, &drp))
+        return NULL;
+    PyObject *ret = NULL;
+    int64_t ndocs = nc.len / 8, nch = cd.len / 8, np_ = pa.len / 8;
+    int ok = offsets_ok(&co, ndocs, nch, "chunk_off") && offsets_ok(&po, nch, np_, "pair_off") &&
+             need(&cs, nch * 8, "cstart") && need(&ce, nch * 8, "cend") && need(&ps, np_ * 8, "psim") &&
+             need(&src, nch * 8, "src") && need(&ssim, nch * 8, "ssim") && need(&rem, ndocs * 8, "removed") &&
+             need(&drp, ndocs, "dropped");
+    const int64_t *d = cd.buf, *p = pa.buf;
+    for (int64_t k = 0; ok && k < nch; k++) ok = d[k] >= 0 && d[k] < ndocs;
+    for (int64_t k = 0; ok && k < np_; k++) ok = p[k] >= 0 && p[k] < nch;
+    if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "passage_walk: an index outside the chunks");
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_passage_walk(ndocs, co.buf, d, cs.buf, ce.buf, nc.buf, po.buf, p, ps.buf, drop, src.buf, ssim.buf,
+                        rem.buf, drp.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    Py_buffer *all[] = {&co, &cd, &cs, &ce, &nc, &po, &pa, &ps, &src, &ssim, &rem, &drp};
+    for (int i = 0; i < 12; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
@@ -792,6 +998,11 @@ static PyMethodDef methods[] = {
     {"dc_ngram_keys", py_dc_ngram_keys, METH_VARARGS, "Keys of every word n-gram of documents."},
     {"dc_ngram_same", py_dc_ngram_same, METH_VARARGS, "Whether pairs of word n-grams are the same folded words."},
     {"dc_scan", py_dc_scan, METH_VARARGS, "Decontamination: spans and hits of eval n-grams in documents."},
+    {"passage_count", py_passage_count, METH_VARARGS, "Words and chunks of every document (passages)."},
+    {"words", py_words, METH_VARARGS, "The \\w+ words of a text: hashes of their case folds and code-point offsets."},
+    {"passage_minhash", py_passage_minhash, METH_VARARGS, "MinHash signatures of every chunk of words."},
+    {"passage_sets", py_passage_sets, METH_VARARGS, "Sorted distinct shingle hashes of chunks."},
+    {"passage_walk", py_passage_walk, METH_VARARGS, "Keep-first over verified chunk pairs, with the drop rule."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_native", "sadedup native kernels", -1, methods};

@@ -159,6 +159,41 @@ class DecontaminateConfig:
 
 
 @dataclass(frozen=True)
+class PassagesConfig:
+    """The passages stage: near-duplicate chunks of words cut out of the documents."""
+    # a chunk is this many consecutive \w+ words, one starting at every multiple of `stride`
+    words: int = 256
+    stride: int = 128
+    threshold: float = 0.8
+    verify: str = "estimate"
+    # MinHash over the chunks' word n-grams, defaults as in [minhash]
+    ngram: int = 5
+    num_perm: int = 112
+    bands: int = 14
+    rows: int = 8
+    drop_fraction: float = 0.8
+
+    def validate(self) -> None:
+        _check(self.words >= 1, "passages.words", f"must be >= 1, not {self.words}")
+        # a stride past `words` would leave words in no chunk, never looked at
+        _check(1 <= self.stride <= self.words, "passages.stride",
+               f"must be from 1 to passages.words = {self.words}, not {self.stride}")
+        _check(1 <= self.ngram <= self.words, "passages.ngram",
+               f"must be from 1 to passages.words = {self.words}, not {self.ngram}")
+        _check(self.num_perm >= 1, "passages.num_perm", f"must be >= 1, not {self.num_perm}")
+        _check(self.bands >= 1, "passages.bands", f"must be >= 1, not {self.bands}")
+        _check(self.rows >= 1, "passages.rows", f"must be >= 1, not {self.rows}")
+        _check(self.bands * self.rows <= self.num_perm, "passages.bands",
+               f"passages.bands * passages.rows = {self.bands * self.rows} exceeds passages.num_perm = "
+               f"{self.num_perm}")
+        _check(0.0 < self.threshold <= 1.0, "passages.threshold", f"must be in (0, 1], not {self.threshold}")
+        _check(self.verify in ("estimate", "exact"), "passages.verify",
+               f"must be estimate or exact, not {self.verify!r}")
+        _check(0.0 < self.drop_fraction <= 1.0, "passages.drop_fraction",
+               f"must be in (0, 1], not {self.drop_fraction}")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     # "auto" = 40% of the memory this process may use; or a size like "4GB", "512MB"
     memory_budget: str = "auto"
@@ -195,6 +230,7 @@ class Workflow:
     exact: ExactConfig = field(default_factory=ExactConfig)
     minhash: MinhashConfig = field(default_factory=MinhashConfig)
     decontaminate: DecontaminateConfig = field(default_factory=DecontaminateConfig)
+    passages: PassagesConfig = field(default_factory=PassagesConfig)
     substring: SubstringConfig = field(default_factory=SubstringConfig)
     run: RunConfig = field(default_factory=RunConfig)
 

@@ -57,7 +57,12 @@ NODES: tuple[Node, ...] = (
     Node("lines", "lines:Lines", ("minhash",), method="lines", reason="line_coverage", decides=True, spans=True,
          folders=("lines",), summary="repeated lines cut, documents over drop_fraction dropped"),
     Node("passages", "passages:Passages", ("lines",), method="passages", reason="passage_coverage", decides=True,
-         spans=True, folders=("passages",), summary="near-duplicate passages cut, documents over drop_fraction dropped"),
+         spans=True, folders=("passages",), summary="near-duplicate passages cut, documents over drop_fraction dropped",
+         help="Cut near-duplicate passages out of the documents that reach it: chunks of passages.words "
+              "words (\\w+, case-folded) every passages.stride words, MinHash-LSH over their word n-grams, "
+              "a chunk that verifies at passages.threshold against an earlier chunk of a surviving document "
+              "is cut, and a document with more than passages.drop_fraction of its characters cut is "
+              "dropped.\n\nExample: sadedup passages work/ --set passages.threshold=0.7"),
     Node("decontaminate", "decontaminate:Decontaminate", ("passages",), method="decontaminate",
          reason="contamination", decides=True, spans=True, owns=("eval_items",), folders=("decontaminate",),
          summary="text overlapping the eval sets cut, documents over drop_fraction dropped",

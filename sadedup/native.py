@@ -522,3 +522,94 @@ def dc_scan(texts, starts: np.ndarray, ends: np.ndarray, ev: dict[str, np.ndarra
         at += done
     return (np.concatenate(spans) if spans else np.zeros((0, 4), np.int64),
             np.concatenate(hits) if hits else np.zeros((0, 2), np.int64))
+
+
+# ---- passage-level MinHash (native/passages.c) --------------------------------------------
+# Word tables: (word bitmap, fold_page, fold_block, fold_ext) as built by
+# sadedup.stages.passages.word_tables; documents as for the document-level kernels.
+
+def passage_count(texts, starts: np.ndarray, ends: np.ndarray, tables: tuple, words: int,
+                  stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per document (byte ranges of `texts`): its number of `\\w+` words and of chunks."""
+    n = len(starts)
+    nw = np.zeros(n, dtype=np.int64)
+    nc = np.zeros(n, dtype=np.int64)
+    if n:
+        _native.passage_count(_docs(texts, b"", starts, ends), tables, int(words), int(stride), nw, nc)
+    return nw, nc
+
+
+def words(text: bytes, tables: tuple, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The `\\w+` words of one UTF-8 text: (hash of each word's case fold, uint64; code-point
+    start; code-point end)."""
+    room = len(text) // 2 + 1
+    h = np.empty(room, dtype=np.uint64)
+    cs = np.empty(room, dtype=np.int64)
+    ce = np.empty(room, dtype=np.int64)
+    m = _native.words(bytes(text), tables, int(seed) & (2**64 - 1), h, cs, ce)
+    return h[:m], cs[:m], ce[:m]
+
+
+def passage_minhash(texts, starts: np.ndarray, ends: np.ndarray, tables: tuple, words: int, stride: int,
+                    ngram: int, seed: int, perm_seeds: np.ndarray, chunk_off: np.ndarray,
+                    sig: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Signatures of every chunk into `sig` (rows x num_perm uint32, may be a writable memmap;
+    document d's chunks are rows chunk_off[d]:chunk_off[d+1], as passage_count counted them).
+    Returns per chunk (shingles, first word's start, last word's end), code points."""
+    rows = int(chunk_off[-1]) if len(chunk_off) else 0
+    if perm_seeds.dtype != np.uint32:
+        raise TypeError("perm_seeds must be uint32")
+    if sig.dtype != np.uint32 or sig.shape != (rows, len(perm_seeds)):
+        raise ValueError("signature output must be uint32 of shape (chunks, num_perm)")
+    nsh = np.zeros(rows, dtype=np.int64)
+    cs = np.zeros(rows, dtype=np.int64)
+    ce = np.zeros(rows, dtype=np.int64)
+    if rows:
+        _native.passage_minhash(_docs(texts, b"", starts, ends), tables, int(words), int(stride), int(ngram),
+                                int(seed) & (2**64 - 1), _c(perm_seeds),
+                                _c(np.ascontiguousarray(chunk_off, dtype=np.int64)), _c(sig), nsh, cs, ce)
+    return nsh, cs, ce
+
+
+def passage_sets(texts, starts: np.ndarray, ends: np.ndarray, tables: tuple, words: int, stride: int, ngram: int,
+                 seed: int, req_doc: np.ndarray, req_chunk: np.ndarray, capacity: np.ndarray,
+                 out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct shingle hashes of chunk req_chunk[k] of document req_doc[k] (grouped by
+    document, else words are found again), concatenated (`out` may be a writable memmap of
+    sum(capacity) entries): (hashes, offsets, counts) as shingle_sets gives them."""
+    n = len(req_doc)
+    offs = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.asarray(capacity, dtype=np.int64), out=offs[1:])
+    if out is None:
+        out = np.empty(int(offs[-1]), dtype=np.uint64)
+    if out.dtype != np.uint64 or len(out) < offs[-1]:
+        raise ValueError("chunk set output must be uint64 with room for sum(capacity)")
+    counts = np.zeros(n, dtype=np.int64)
+    if n:
+        _native.passage_sets(_docs(texts, b"", starts, ends), tables, int(words), int(stride), int(ngram),
+                             int(seed) & (2**64 - 1), np.ascontiguousarray(req_doc, dtype=np.int64),
+                             np.ascontiguousarray(req_chunk, dtype=np.int64), _buf(out) if out.size else bytearray(),
+                             offs, counts)
+    return out, offs[:-1], counts
+
+
+def passage_walk(chunk_off: np.ndarray, chunk_doc: np.ndarray, cstart: np.ndarray, cend: np.ndarray,
+                 n_chars: np.ndarray, pair_off: np.ndarray, partner: np.ndarray, psim: np.ndarray,
+                 drop_fraction: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Keep-first over chunks in document order (see native/kernels.h): per chunk its source
+    chunk (-1: not a near duplicate) and similarity, per document the code points removed and
+    whether the drop rule dropped it."""
+    def i64(a):
+        return _c(np.ascontiguousarray(a, dtype=np.int64))
+
+    ndocs, nch = len(n_chars), len(chunk_doc)
+    src = np.empty(nch, dtype=np.int64)
+    ssim = np.empty(nch, dtype=np.float64)
+    removed = np.zeros(ndocs, dtype=np.int64)
+    dropped = np.zeros(ndocs, dtype=np.uint8)
+    if ndocs:
+        _native.passage_walk(i64(chunk_off), _buf(i64(chunk_doc)), _buf(i64(cstart)), _buf(i64(cend)), i64(n_chars),
+                             i64(pair_off), _buf(i64(partner)),
+                             _buf(np.ascontiguousarray(psim, dtype=np.float64)), float(drop_fraction),
+                             src if nch else bytearray(), ssim if nch else bytearray(), removed, dropped)
+    return src, ssim, removed, dropped.view(bool)

@@ -6,6 +6,7 @@ cluster. Executors are registered by name in EXECUTORS; `--executor NAME` picks 
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import os
 import signal
@@ -75,8 +76,14 @@ def _import(modules: Sequence[str]) -> None:
 
 
 class LocalExecutor:
-    """A pool of `workers` processes on this machine (spawned: no inherited locks or handles),
-    started on first use and kept for every stage of a run: starting one costs a second."""
+    """A pool of up to `workers` processes on this machine (spawned: no inherited locks or
+    handles), kept for every stage of a run: starting one costs a second.
+
+    Never more processes than tasks: a spawned pool starts a process only when a submitted
+    task finds no idle one (Python 3.9+; a forked pool would start them all at once, and is
+    never used here), and `imap` keeps at most min(workers, tasks) of its tasks submitted at
+    a time, so `--workers 1000` on three tasks starts three processes. More workers than
+    cores is said by the pipeline (a warning), not refused."""
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
@@ -104,13 +111,21 @@ class LocalExecutor:
         if self.workers == 1 or len(tasks) <= 1:
             yield from InlineExecutor().imap(tasks)
             return
-        pending = {self._submit(task): i for i, task in enumerate(tasks)}
+        # at most this many submitted at once: the pool cannot start more processes than that
+        in_flight = min(self.workers, len(tasks))
+        queue = iter(enumerate(tasks))
+        pending = {}
         try:
+            for i, task in itertools.islice(queue, in_flight):
+                pending[self._submit(task)] = i
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
-                    yield i, fut.result()
+                    result = fut.result()
+                    for j, task in itertools.islice(queue, 1):  # the next one, before the caller works
+                        pending[self._submit(task)] = j
+                    yield i, result
         except (Exception, GeneratorExit):
             # the rest is not wanted; an interrupt instead kills the pool (close(abort=True)),
             # and the pool cannot mark futures failed that were cancelled
@@ -122,7 +137,9 @@ class LocalExecutor:
         """Starts the workers now, without waiting for them: they boot and import `modules`
         on the other cores while the driver ingests."""
         if self.workers > 1:
-            for _ in range(min(self.workers, os.cpu_count() or 1)):
+            from .config import machine_cores
+
+            for _ in range(min(self.workers, machine_cores())):
                 self._submit(_import, tuple(modules))
 
     def close(self, abort: bool = False) -> None:

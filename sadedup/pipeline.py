@@ -6,6 +6,7 @@ to export, on top of work that is not current.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
@@ -199,39 +200,41 @@ def _warn_machine(wf: Workflow) -> None:
 def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
     """Every stage the folder's workflow runs, in order, with its state: done, pending (never
     ran), stale (what it read, or its settings, changed since it ran; or its files are
-    damaged), interrupted or failed, and why. `verify` also checks artifacts' checksums."""
-    wf = ws.workflow
-    ctx = Context(ws)
-    ws.verify = verify
+    damaged), interrupted or failed, and why. `verify` also checks artifacts' checksums.
+
+    `ws` itself is not changed: the stages are asked through a view of it (same folder, same
+    database connection) whose `verify` is the argument, so a caller's Workspace keeps its
+    own setting whatever happens here."""
+    view = copy.copy(ws)
+    view.verify = verify
+    wf = view.workflow
+    ctx = Context(view)
     out: list[dict[str, Any]] = []
     current: dict[str, bool] = {}
-    try:
-        for n in graph.plan(wf):
-            stage = n.stage()
-            row = ws.stage_row(n.name)
-            state, why = "done", None
-            if row is None:
-                state, why = "pending", "not run yet"
-            elif row.status == "failed":
-                state, why = ("interrupted", "interrupted") if row.error == "interrupted" else ("failed", row.error)
-            elif row.status == "running":
-                state, why = "interrupted", "interrupted"
-            else:
-                waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
-                try:
-                    key = stage.key(ctx)
-                    if waiting:
-                        state, why = "stale", f"{waiting[0]} is not current"
-                    elif row.key != key:
-                        state, why = "stale", _what_changed(stage, ctx, row)
-                    elif not stage.done(ctx, key):
-                        state, why = "stale", "its files are missing or damaged"
-                except SadedupError as e:  # what it needs is not there (no output named yet, say)
-                    state, why = "pending", str(e)
-            current[n.name] = state == "done"
-            out.append({"stage": n.name, "state": state, "why": why})
-    finally:
-        ws.verify = True
+    for n in graph.plan(wf):
+        stage = n.stage()
+        row = view.stage_row(n.name)
+        state, why = "done", None
+        if row is None:
+            state, why = "pending", "not run yet"
+        elif row.status == "failed":
+            state, why = ("interrupted", "interrupted") if row.error == "interrupted" else ("failed", row.error)
+        elif row.status == "running":
+            state, why = "interrupted", "interrupted"
+        else:
+            waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
+            try:
+                key = stage.key(ctx)
+                if waiting:
+                    state, why = "stale", f"{waiting[0]} is not current"
+                elif row.key != key:
+                    state, why = "stale", _what_changed(stage, ctx, row)
+                elif not stage.done(ctx, key):
+                    state, why = "stale", "its files are missing or damaged"
+            except SadedupError as e:  # what it needs is not there (no output named yet, say)
+                state, why = "pending", str(e)
+        current[n.name] = state == "done"
+        out.append({"stage": n.name, "state": state, "why": why})
     return out
 
 

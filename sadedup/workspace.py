@@ -209,7 +209,13 @@ class Workspace:
 
     @property
     def prov(self) -> Provenance:
-        return Provenance(self.engine)
+        """The folder's one Provenance, made on first use (every mark and decision goes through
+        it), and made again only for a new engine (after `reset` disposed the old one)."""
+        engine = self.engine
+        prov = self.__dict__.get("_prov")
+        if prov is None or prov.engine is not engine:
+            prov = self._prov = Provenance(engine)
+        return prov
 
     # ---- locking: one writer per work folder; a killed run's lock dies with its process
     def lock(self) -> None:

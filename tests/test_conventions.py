@@ -273,12 +273,38 @@ def test_dedup_a_table_in_memory(tmp_path):
 
 
 def test_dedup_a_hugging_face_dataset(tmp_path):
-    datasets = pytest.importorskip("datasets")
-    texts = docs(20)
-    ds = datasets.Dataset.from_dict({"id": [f"d{i}" for i in range(len(texts))], "text": texts})
-    out = sadedup.dedup(ds, tmp_path / "work", overrides={"stages": "exact"}, executor="inline", quiet=True)
-    assert isinstance(out, datasets.Dataset) and out.column_names == ["id", "text"]
-    assert len(out) == len(texts) - 1
+    """A Dataset in, a Dataset out: the kept rows in order, every column (and its type) kept,
+    the text cut as the database says, the database beside it; the same rows as the Table."""
+    datasets = pytest.importorskip("datasets")  # in the test extra
+    texts = docs(30)
+    ds = datasets.Dataset.from_dict({"id": [f"d{i}" for i in range(len(texts))], "text": texts,
+                                     "score": list(range(len(texts))), "meta": [{"n": i} for i in range(len(texts))]},
+                                    split="train")
+    w = tmp_path / "work"
+    sets = {"stages": "exact,substring", "substring.min_length": 20}
+    out = sadedup.dedup(ds, w, overrides=sets, executor="inline", quiet=True)
+    assert isinstance(out, datasets.Dataset)
+    assert out.column_names == ds.column_names and out.features == ds.features and out.split == ds.split
+    # the provenance database is the work folder's, and it says what was kept and cut
+    assert (w / "sadedup.db").is_file() and not (w / "input.parquet").exists()
+    kept = [k[0] for k in db_rows(w, "SELECT ext_id FROM documents WHERE status = 'kept' ORDER BY doc_id")]
+    assert out["id"] == kept and len(out) == len(texts) - 1  # the exact copy of d0 went
+    assert db_rows(w, "SELECT ext_id, reason FROM documents WHERE status = 'dropped'") == [
+        (f"d{len(texts) - 1}", "exact_duplicate")]
+    cut = {k for (k,) in db_rows(w, "SELECT ext_id FROM documents WHERE removed_chars > 0 AND status = 'kept'")}
+    assert cut, "the planted corpus has repeated passages"
+    for row in out:
+        i = int(row["id"][1:])
+        assert row["score"] == i and row["meta"] == {"n": i}  # the other columns as they were
+        if row["id"] in cut:
+            assert len(row["text"]) < len(texts[i]) and row["text"] != texts[i]
+        else:
+            assert row["text"] == texts[i]
+    n_chars = dict(db_rows(w, "SELECT ext_id, n_chars - removed_chars FROM documents WHERE status = 'kept'"))
+    assert {r["id"]: len(r["text"]) for r in out} == n_chars  # cut by exactly what the database says
+    # the same rows as the pyarrow.Table route
+    table = sadedup.dedup(ds.data.table, tmp_path / "work-table", overrides=sets, executor="inline", quiet=True)
+    assert out.data.table.select(ds.column_names).to_pylist() == table.to_pylist()
 
 
 # ---- 5. the process's CPU and memory limits
@@ -335,6 +361,58 @@ def test_a_run_on_one_allowed_core_plans_one_worker(tmp_path):
     assert p.returncode == 0, p.stderr
     cfg = json.loads(db_rows(tmp_path / "w", "SELECT config FROM runs")[0][0])
     assert cfg["resolved"]["run.workers"] == 1
+
+
+def test_more_workers_than_tasks_start_no_more_processes_than_tasks(tmp_path, monkeypatch, capfd):
+    """--workers far above the cores and the tasks: a warning, and the pool starts no more
+    processes than the largest map it ran has tasks (counted where multiprocessing starts
+    them, so a pool that started every worker up front would fail here)."""
+    import multiprocessing.context as mpc
+
+    from sadedup import executor
+
+    started, maps = [], []
+    start = mpc.SpawnProcess.start
+    monkeypatch.setattr(mpc.SpawnProcess, "start", lambda self: (started.append(self), start(self))[1])
+    imap = executor.LocalExecutor.imap
+    monkeypatch.setattr(executor.LocalExecutor, "imap", lambda self, tasks: (maps.append(len(tasks)),
+                                                                              imap(self, tasks))[1])
+    workers = config.machine_cores() + 14
+    inp = write_jsonl(tmp_path / "in.jsonl", docs(40))
+    # the MinHash banding is a task per band: 3 tasks; the rest of this small corpus is one task each
+    sadedup.run(inp, tmp_path / "out.jsonl", tmp_path / "w", executor="local", workers=workers, quiet=True,
+                overrides={"stages": "exact,minhash", "minhash.bands": 3,
+                           "run.memory_budget": f"{(workers + 2) * 64 + 64}MB"})
+    assert f"run.workers={workers} but this machine gives" in capfd.readouterr().err
+    assert max(maps) == 3
+    assert 1 <= len(started) <= max(maps) < workers
+    assert not any(p.is_alive() for p in started)  # and the run closed its pool
+
+
+def test_status_checks_what_it_is_told_and_leaves_the_workspace_as_it_was(done):
+    """standing(ws, verify) checks artifacts as its argument says without touching ws.verify,
+    and a Workspace has one Provenance (made again only for a new engine)."""
+    from sadedup import pipeline
+    from sadedup.workspace import Workspace
+
+    w, _ = done
+    ws = Workspace(w)
+    prov = ws.prov
+    assert ws.prov is prov and prov.engine is ws.engine
+    target = w / "ingest" / "texts.bin"  # damaged without changing its size: only a checksum sees it
+    data = bytearray(target.read_bytes())
+    data[-1] ^= 0xFF
+    target.write_bytes(bytes(data))
+    for own in (False, True):
+        ws.verify = own
+        assert all(s["state"] == "done" for s in pipeline.standing(ws, verify=False)), own
+        ingest = pipeline.standing(ws, verify=True)[0]
+        assert ingest["stage"] == "ingest" and ingest["state"] == "stale" and "damaged" in ingest["why"], own
+        assert ws.verify is own
+    assert [s["state"] for s in pipeline.status(w, verify=True)][0] == "stale"
+    assert all(s["state"] == "done" for s in pipeline.status(w))
+    ws.reset()  # disposes the engine: the next Provenance is the new engine's
+    assert ws.prov is not prov and ws.prov.engine is ws.engine and ws.prov is ws.prov
 
 
 # ---- 6. the sample run: where the README says, ignored by git

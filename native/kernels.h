@@ -294,4 +294,47 @@ void sd_passage_walk(int64_t ndocs, const int64_t *chunk_off, const int64_t *chu
                      const double *psim, double drop_fraction, int64_t *src, double *ssim, int64_t *removed,
                      uint8_t *dropped);
 
+/* Line dedup (lines.c). A chunk's lines are rows of `line` (int64, 3 per line: document, first
+ * and past-the-end code point in it, the end past the '\n'), in document order; only lines
+ * with a non-empty key are rows. A group is a repeated key; its state rows are int64.
+ *
+ * sd_line_scan: the lines of documents starts[d]..ends[d] of T (document index doc_base + d):
+ * hash[k] the key's hash for a line the kernel keys itself (see lines.c); for the others
+ * hash[k] = 0 and a row of `slow` (3 per line: k, first byte, byte before the '\n'). Writes at
+ * most cap rows and scap slow rows, but returns how many rows there are (and sets *nslow to
+ * how many slow ones), so a caller whose arrays were short calls again with room; -2 for a
+ * document outside T. */
+int64_t sd_line_scan(const uint8_t *T, int64_t n, const int64_t *starts, const int64_t *ends, int64_t ndocs,
+                     int64_t doc_base, int64_t cap, uint64_t *hash, int64_t *line, int64_t scap, int64_t *slow,
+                     int64_t *nslow);
+
+/* The slow rows' bytes joined by '\n' into out (sum of their lengths + m - 1 bytes). */
+void sd_gather_lines(const uint8_t *T, const int64_t *slow, int64_t m, uint8_t *out);
+
+/* Hashes of the '\n'-separated pieces of buf, as sd_line_scan hashes keys; empty[k] = 1 for an
+ * empty piece. Returns the number of pieces, -1 past cap. */
+int64_t sd_hash_pieces(const uint8_t *buf, int64_t n, int64_t cap, uint64_t *hash, uint8_t *empty);
+
+/* keep="first" over one chunk, chunks in document order. gid: per row its group, -1 for a key
+ * seen once in the corpus; state: per group (document, start, end) of its first occurrence in
+ * surviving text, document -1 when none yet (carried from chunk to chunk). A row is removed
+ * (rm = 1, src its source row) when its group has one; else it becomes that occurrence. Per
+ * chunk document d (n_chars[d] code points): removed[d] characters, dropped[d] by the drop
+ * rule, and then its first occurrences are taken back. scratch: room for the rows of one
+ * document. Returns 0, -1 when rows are not in document order within the chunk. */
+int64_t sd_lines_first(const int64_t *gid, const int64_t *line, int64_t m, int64_t doc_base, int64_t ndocs,
+                       const int64_t *n_chars, double drop_fraction, int64_t *state, int64_t *scratch, uint8_t *rm,
+                       int64_t *src, int64_t *removed, uint8_t *dropped);
+
+/* keep="none", first pass: per group (6 per group, -1 to start) its first occurrence and the
+ * first occurrence in another document, over the chunks in document order. */
+int64_t sd_lines_first_two(const int64_t *gid, const int64_t *line, int64_t m, int64_t *state);
+
+/* keep="none": a row is removed when its group occurs in g_docs[g] >= min_docs[d] documents;
+ * its source is the group's first occurrence in another document. Then the drop rule, as
+ * for sd_lines_first. */
+int64_t sd_lines_none(const int64_t *gid, const int64_t *line, int64_t m, int64_t doc_base, int64_t ndocs,
+                      const int64_t *n_chars, const int64_t *min_docs, const int64_t *g_docs, double drop_fraction,
+                      const int64_t *state, uint8_t *rm, int64_t *src, int64_t *removed, uint8_t *dropped);
+
 #endif

@@ -971,6 +971,144 @@ static PyObject *py_passage_walk(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* ---- line dedup (lines.c) ---- */
+
+/* every group id is -1 or names one of `groups` state rows */
+static int gids_ok(Py_buffer *gid, int64_t groups) {
+    const int64_t *g = gid->buf;
+    for (int64_t i = 0, m = gid->len / 8; i < m; i++)
+        if (g[i] < -1 || g[i] >= groups) {
+            PyErr_Format(PyExc_ValueError, "group id %lld outside the %lld groups", (long long)g[i], (long long)groups);
+            return 0;
+        }
+    return 1;
+}
+
+/* line_scan(T, starts, ends, doc_base, hash, line, slow) -> (rows, slow rows) */
+static PyObject *py_line_scan(PyObject *self, PyObject *args) {
+    Py_buffer T, st, en, hash, line, slow;
+    long long base;
+    if (!PyArg_ParseTuple(args, "y*y*y*Lw*w*w*", &T, &st, &en, &base, &hash, &line, &slow)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nd = st.len / 8, cap = hash.len / 8, k = 0, ns = 0;
+    if (en.len != st.len) {
+        PyErr_SetString(PyExc_ValueError, "starts and ends differ in length");
+    } else if (need(&line, cap * 24, "line")) {
+        Py_BEGIN_ALLOW_THREADS
+        k = sd_line_scan(T.buf, T.len, st.buf, en.buf, nd, base, cap, hash.buf, line.buf, slow.len / 24, slow.buf,
+                         &ns);
+        Py_END_ALLOW_THREADS
+        if (k == -2) PyErr_SetString(PyExc_ValueError, "line_scan: a document outside the text");
+        else ret = Py_BuildValue("LL", (long long)k, (long long)ns);
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&st); PyBuffer_Release(&en);
+    PyBuffer_Release(&hash); PyBuffer_Release(&line); PyBuffer_Release(&slow);
+    return ret;
+}
+
+/* gather_lines(T, slow, out) -> bytes written */
+static PyObject *py_gather_lines(PyObject *self, PyObject *args) {
+    Py_buffer T, slow, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &T, &slow, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t m = slow.len / 24, total = m ? m - 1 : 0;
+    const int64_t *s = slow.buf;
+    int ok = 1;
+    for (int64_t i = 0; i < m && ok; i++) {
+        ok = s[3 * i + 1] >= 0 && s[3 * i + 1] <= s[3 * i + 2] && s[3 * i + 2] <= T.len;
+        total += s[3 * i + 2] - s[3 * i + 1];
+    }
+    if (!ok) PyErr_SetString(PyExc_ValueError, "gather_lines: a line outside the text");
+    else if (need(&out, total, "out")) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_gather_lines(T.buf, s, m, out.buf);
+        Py_END_ALLOW_THREADS
+        ret = PyLong_FromLongLong(total);
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&slow); PyBuffer_Release(&out);
+    return ret;
+}
+
+/* hash_pieces(buf, hash, empty) -> pieces */
+static PyObject *py_hash_pieces(PyObject *self, PyObject *args) {
+    Py_buffer buf, hash, empty;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &buf, &hash, &empty)) return NULL;
+    int64_t cap = hash.len / 8 < empty.len ? hash.len / 8 : empty.len, k;
+    Py_BEGIN_ALLOW_THREADS
+    k = sd_hash_pieces(buf.buf, buf.len, cap, hash.buf, empty.buf);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf); PyBuffer_Release(&hash); PyBuffer_Release(&empty);
+    if (k < 0) { PyErr_SetString(PyExc_ValueError, "hash_pieces: more pieces than the output arrays hold"); return NULL; }
+    return PyLong_FromLongLong(k);
+}
+
+/* lines_first(gid, line, doc_base, n_chars, drop_fraction, state, scratch, rm, src, removed, dropped) */
+static PyObject *py_lines_first(PyObject *self, PyObject *args) {
+    Py_buffer gid, line, nc, state, scratch, rm, src, removed, dropped;
+    long long base;
+    double drop;
+    if (!PyArg_ParseTuple(args, "y*y*Ly*dw*w*w*w*w*w*", &gid, &line, &base, &nc, &drop, &state, &scratch, &rm, &src,
+                          &removed, &dropped))
+        return NULL;
+    PyObject *ret = NULL;
+    int64_t m = gid.len / 8, nd = nc.len / 8, rc = 0;
+    if (need(&line, m * 24, "line") && need(&scratch, m * 8, "scratch") && need(&rm, m, "rm") &&
+        need(&src, m * 24, "src") && need(&removed, nd * 8, "removed") && need(&dropped, nd, "dropped") &&
+        gids_ok(&gid, state.len / 24)) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_lines_first(gid.buf, line.buf, m, base, nd, nc.buf, drop, state.buf, scratch.buf, rm.buf, src.buf,
+                            removed.buf, dropped.buf);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) PyErr_SetString(PyExc_ValueError, "lines_first: lines out of document order or outside the chunk");
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    Py_buffer *all[] = {&gid, &line, &nc, &state, &scratch, &rm, &src, &removed, &dropped};
+    for (int i = 0; i < 9; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
+/* lines_first_two(gid, line, state) */
+static PyObject *py_lines_first_two(PyObject *self, PyObject *args) {
+    Py_buffer gid, line, state;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &gid, &line, &state)) return NULL;
+    PyObject *ret = NULL;
+    int64_t m = gid.len / 8;
+    if (need(&line, m * 24, "line") && gids_ok(&gid, state.len / 48)) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_lines_first_two(gid.buf, line.buf, m, state.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&gid); PyBuffer_Release(&line); PyBuffer_Release(&state);
+    return ret;
+}
+
+/* lines_none(gid, line, doc_base, n_chars, min_docs, g_docs, drop_fraction, state, rm, src, removed, dropped) */
+static PyObject *py_lines_none(PyObject *self, PyObject *args) {
+    Py_buffer gid, line, nc, mind, gdocs, state, rm, src, removed, dropped;
+    long long base;
+    double drop;
+    if (!PyArg_ParseTuple(args, "y*y*Ly*y*y*dy*w*w*w*w*", &gid, &line, &base, &nc, &mind, &gdocs, &drop, &state, &rm,
+                          &src, &removed, &dropped))
+        return NULL;
+    PyObject *ret = NULL;
+    int64_t m = gid.len / 8, nd = nc.len / 8, rc = 0;
+    int64_t groups = state.len / 48 < gdocs.len / 8 ? state.len / 48 : gdocs.len / 8;
+    if (need(&line, m * 24, "line") && need(&mind, nd * 8, "min_docs") && need(&rm, m, "rm") &&
+        need(&src, m * 24, "src") && need(&removed, nd * 8, "removed") && need(&dropped, nd, "dropped") &&
+        gids_ok(&gid, groups)) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_lines_none(gid.buf, line.buf, m, base, nd, nc.buf, mind.buf, gdocs.buf, drop, state.buf, rm.buf,
+                           src.buf, removed.buf, dropped.buf);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) PyErr_SetString(PyExc_ValueError, "lines_none: lines out of document order or outside the chunk");
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    Py_buffer *all[] = {&gid, &line, &nc, &mind, &gdocs, &state, &rm, &src, &removed, &dropped};
+    for (int i = 0; i < 10; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
@@ -1003,6 +1141,12 @@ static PyMethodDef methods[] = {
     {"passage_minhash", py_passage_minhash, METH_VARARGS, "MinHash signatures of every chunk of words."},
     {"passage_sets", py_passage_sets, METH_VARARGS, "Sorted distinct shingle hashes of chunks."},
     {"passage_walk", py_passage_walk, METH_VARARGS, "Keep-first over verified chunk pairs, with the drop rule."},
+    {"line_scan", py_line_scan, METH_VARARGS, "Lines of documents: key hashes and code-point extents."},
+    {"gather_lines", py_gather_lines, METH_VARARGS, "Byte ranges of lines joined by newlines."},
+    {"hash_pieces", py_hash_pieces, METH_VARARGS, "Hashes of the newline-separated pieces of a buffer, as line keys."},
+    {"lines_first", py_lines_first, METH_VARARGS, "keep='first' pass of the lines stage over one chunk."},
+    {"lines_first_two", py_lines_first_two, METH_VARARGS, "First occurrence of every repeated line, and in a second document."},
+    {"lines_none", py_lines_none, METH_VARARGS, "keep='none' pass of the lines stage over one chunk."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_native", "sadedup native kernels", -1, methods};

@@ -93,6 +93,9 @@ def _workflow(workflow: WorkflowLike | None) -> tuple[str | None, list[str]]:
         return None, []
     if isinstance(workflow, Workflow):
         d = workflow.to_dict()
+        if d.pop("sources", None):  # a list of tables: no section.key=value says it
+            raise ConfigError("workflow: a Workflow with [[sources]] cannot be passed as an object; pass the path of "
+                              "the workflow file that has them")
         sets = [f"stages={_value(d.pop('stages'))}"]
         for section, values in d.items():
             sets += [f"{section}.{k}={_value(v)}" for k, v in values.items()]

@@ -8,6 +8,7 @@ key's declared type (lists are comma-separated).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import json
 import os
 import tomllib
@@ -73,6 +74,22 @@ class MinhashConfig:
         _check(self.verify in ("estimate", "exact"), "minhash.verify", f"must be estimate or exact, not {self.verify!r}")
         _check(self.keep in ("first", "longest", "shortest") or self.keep.startswith("column:"),
                "minhash.keep", f"must be first, longest, shortest or column:NAME, not {self.keep!r}")
+
+
+@dataclass(frozen=True)
+class LinesConfig:
+    """The lines stage: repeated lines cut out of the documents (sadedup/stages/lines.py)."""
+    # "first": a line goes when its key occurred earlier in surviving text (C4);
+    # "none": a line goes from every document when its key is in min_docs documents or more
+    keep: str = "first"
+    min_docs: int = 2
+    drop_fraction: float = 0.8
+
+    def validate(self) -> None:
+        _check(self.keep in ("first", "none"), "lines.keep", f"must be first or none, not {self.keep!r}")
+        # a line in one document only is not repeated across documents
+        _check(self.min_docs >= 2, "lines.min_docs", f"must be >= 2, not {self.min_docs}")
+        _check(0.0 < self.drop_fraction <= 1.0, "lines.drop_fraction", f"must be in (0, 1], not {self.drop_fraction}")
 
 
 @dataclass(frozen=True)
@@ -194,6 +211,64 @@ class PassagesConfig:
 
 
 @dataclass(frozen=True)
+class SourceConfig:
+    """One [[sources]] entry of a workflow file: settings for the documents of the input files
+    it matches. Only workflow files carry them (--set cannot write a list of tables)."""
+    # a glob (fnmatch: `*` crosses `/` too) on the input file's path as recorded in
+    # documents.source (as given: a folder's files under the folder's path), or on its name
+    match: str
+    # higher first in document order, for every keep-first rule; ties by input order
+    priority: int = 0
+    # a MinHash pair is a near duplicate at the higher of its two documents' thresholds
+    minhash_threshold: Optional[float] = None
+    # lines.keep = "none": a line is struck from this source's documents at this many documents
+    lines_min_docs: Optional[int] = None
+
+    # TOML keys of an entry -> fields: nested tables name the section they override
+    KEYS = {("match",): "match", ("priority",): "priority", ("minhash", "threshold"): "minhash_threshold",
+            ("lines", "min_docs"): "lines_min_docs"}
+
+    def matches(self, path: str) -> bool:
+        return fnmatch.fnmatchcase(path, self.match) or fnmatch.fnmatchcase(Path(path).name, self.match)
+
+    def validate(self, key: str) -> None:
+        _check(bool(self.match.strip()), f"{key} match", "must not be empty")
+        if self.minhash_threshold is not None:
+            _check(0.0 < self.minhash_threshold <= 1.0, f"{key} minhash.threshold",
+                   f"must be in (0, 1], not {self.minhash_threshold}")
+        if self.lines_min_docs is not None:
+            _check(self.lines_min_docs >= 2, f"{key} lines.min_docs", f"must be >= 2, not {self.lines_min_docs}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """As written in a workflow file (what _source reads back)."""
+        d: dict[str, Any] = {"match": self.match, "priority": self.priority}
+        if self.minhash_threshold is not None:
+            d["minhash"] = {"threshold": self.minhash_threshold}
+        if self.lines_min_docs is not None:
+            d["lines"] = {"min_docs": self.lines_min_docs}
+        return d
+
+
+def _source(n: int, value: Any, origin: str) -> SourceConfig:
+    """The n-th (from 1) [[sources]] table, every key checked and named."""
+    key = f"[[sources]] #{n}"
+    _check(isinstance(value, dict), key, f"must be a table with match = \"GLOB\", not {value!r}")
+    hints = get_type_hints(SourceConfig)
+    got: dict[str, Any] = {}
+    for k, v in value.items():
+        paths = [(k,)] if not isinstance(v, dict) else [(k, sub) for sub in v]
+        for path in paths:
+            name = SourceConfig.KEYS.get(path)
+            if name is None:
+                known = ", ".join(".".join(p) for p in SourceConfig.KEYS)
+                raise ConfigError(f"unknown workflow key {'.'.join(path)!r} in {key} of {origin} (known in "
+                                  f"[[sources]]: {known})")
+            got[name] = _coerce(f"{key} {'.'.join(path)}", hints[name], v if len(path) == 1 else v[path[1]], False)
+    _check("match" in got, key, "needs match = \"GLOB\" (the input files it applies to)")
+    return SourceConfig(**got)
+
+
+@dataclass(frozen=True)
 class RunConfig:
     # "auto" = 40% of the memory this process may use; or a size like "4GB", "512MB"
     memory_budget: str = "auto"
@@ -229,10 +304,13 @@ class Workflow:
     input: InputConfig = field(default_factory=InputConfig)
     exact: ExactConfig = field(default_factory=ExactConfig)
     minhash: MinhashConfig = field(default_factory=MinhashConfig)
+    lines: LinesConfig = field(default_factory=LinesConfig)
     decontaminate: DecontaminateConfig = field(default_factory=DecontaminateConfig)
     passages: PassagesConfig = field(default_factory=PassagesConfig)
     substring: SubstringConfig = field(default_factory=SubstringConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    # [[sources]] entries, the first matching one applies to a document (SourceConfig)
+    sources: tuple[SourceConfig, ...] = ()
 
     def validate(self) -> "Workflow":
         _check(len(self.stages) > 0, "stages", "must name at least one stage")
@@ -245,18 +323,24 @@ class Workflow:
             if dataclasses.is_dataclass(sub):
                 sub.validate()
         self.decontaminate.check_stages(self.stages)
+        for n, src in enumerate(self.sources, 1):
+            src.validate(f"[[sources]] #{n}")
         return self
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["stages"] = list(self.stages)
+        # [[sources]] only when there are some: a stored workflow without them reads as before
+        d.pop("sources")
+        if self.sources:
+            d["sources"] = [src.to_dict() for src in self.sources]
         return d
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
 
 
-_SECTIONS = {f.name: f for f in fields(Workflow) if f.name != "stages"}
+_SECTIONS = {f.name: f for f in fields(Workflow) if f.name not in ("stages", "sources")}
 
 # What the machine gives this process: the cores it may run on (its CPU affinity, which
 # container runtimes and `taskset` restrict) and the memory its control group allows.
@@ -394,9 +478,16 @@ def _apply(wf: Workflow, data: dict[str, Any], from_text: bool, origin: str) -> 
                    f"expects a list of stage names, not {value!r}")
             changes["stages"] = tuple(value)
             continue
+        if key == "sources":
+            if from_text:
+                raise ConfigError("--set cannot give [[sources]] (a list of tables): write them in a workflow file "
+                                  "and pass its path as the workflow")
+            _check(isinstance(value, list), "sources", "must be [[sources]] tables, each with match = \"GLOB\"")
+            changes["sources"] = tuple(_source(n, v, origin) for n, v in enumerate(value, 1))
+            continue
         if key not in _SECTIONS:
             raise ConfigError(f"unknown workflow key {key!r} in {origin} "
-                              f"(known: stages, {', '.join(_SECTIONS)})")
+                              f"(known: stages, {', '.join(_SECTIONS)}, [[sources]])")
         _check(isinstance(value, dict), key, "must be a table of keys")
         section = getattr(wf, key)
         hints = get_type_hints(type(section))
@@ -450,6 +541,8 @@ def apply_overrides(wf: Workflow, overrides: list[str]) -> Workflow:
         if key == "stages":
             wf = _apply(wf, {"stages": value}, True, "--set")
             continue
+        if key.partition(".")[0] == "sources":
+            wf = _apply(wf, {"sources": value}, True, "--set")
         section, dot, k = key.partition(".")
         if not dot:
             raise ConfigError(f"--set {item!r}: expected SECTION.KEY=VALUE")

@@ -55,7 +55,13 @@ NODES: tuple[Node, ...] = (
          folders=("minhash",), summary="near-duplicate documents dropped", default=True),
     # the span stages, each deciding on what the one before it left: lines, passages, decontaminate, substring
     Node("lines", "lines:Lines", ("minhash",), method="lines", reason="line_coverage", decides=True, spans=True,
-         folders=("lines",), summary="repeated lines cut, documents over drop_fraction dropped"),
+         folders=("lines",), summary="repeated lines cut, documents over drop_fraction dropped",
+         help="Cut repeated lines out of the documents that reach it. A line's key is its text without the "
+              "newline, stripped and NFC-normalized; empty keys never match. lines.keep = first (C4): a line "
+              "goes when its key occurred earlier in a surviving document, and a document with more than "
+              "lines.drop_fraction of its characters cut is dropped (its lines then count for no later one); "
+              "lines.keep = none: a line goes from every document when its key is in lines.min_docs "
+              "documents or more.\n\nExample: sadedup lines work/ --set lines.keep=none --set lines.min_docs=3"),
     Node("passages", "passages:Passages", ("lines",), method="passages", reason="passage_coverage", decides=True,
          spans=True, folders=("passages",), summary="near-duplicate passages cut, documents over drop_fraction dropped",
          help="Cut near-duplicate passages out of the documents that reach it: chunks of passages.words "

@@ -1,14 +1,21 @@
 """What the document-level stages (exact, minhash) share: which documents they see, keep
 rules, and how they record their clusters.
 
+Document order (``visiting_order``, the one place that defines it): input order, unless the
+workflow's ``[[sources]]`` entries give priorities or ``input.priority`` names a numeric field.
+Then documents come by the priority of the first ``[[sources]]`` entry matching their input
+file (higher first; 0 where none matches), then by the field (higher first; a missing value
+last), then in input order. Every keep-first rule follows it: exact and MinHash ``first``, the
+span stages, and the substring stage's tokenized shards.
+
 Keep rules (``exact.keep``, ``minhash.keep``): the document of a group that survives is
 
-- ``first``: the earliest in input order (smallest doc_id),
+- ``first``: the earliest in document order,
 - ``longest`` / ``shortest``: the most / fewest characters (n_chars of the original text),
 - ``column:NAME``: the highest numeric value of the input field NAME (read by streaming the
   inputs again; a missing, null, boolean or non-numeric value ranks below every number),
 
-ties going to the earliest in input order.
+ties going to the earliest in document order.
 
 Each stage's decisions are written (and taken back) by sadedup.provenance.
 """
@@ -46,14 +53,82 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
     return arr["doc_id"].copy(), arr["n_chars"].copy()
 
 
-def visiting_order(ws: Workspace, doc_ids: np.ndarray) -> np.ndarray | None:
-    """The order in which keep-first rules visit `doc_ids` (sorted): input order (None), or
-    by input.priority, highest first, ties and documents without a number by input order."""
-    wf = ws.workflow
-    if not wf.input.priority:
+def source_entries(ws: Workspace) -> np.ndarray | None:
+    """Per doc_id, the index of the first [[sources]] entry whose `match` fits the document's
+    input file (-1: none); None when the workflow has no entries."""
+    sources = ws.workflow.sources
+    if not sources:
         return None
-    values, _ = column_values(ws, wf.input.priority, wf.input.text_field, wf.input.id_field)
-    return np.lexsort((doc_ids, -values[doc_ids]))
+    con = sqlite3.connect(ws.root / db.DB_NAME)
+    try:
+        n = con.execute("SELECT coalesce(max(doc_id), -1) + 1 FROM documents").fetchone()[0]
+        out = np.full(n, -1, dtype=np.int32)
+        # a file's documents are one range of doc_ids (they are numbered in input order), so
+        # this is one row per input file, not per document
+        for source, lo, hi, count in con.execute("SELECT source, min(doc_id), max(doc_id), count(*) FROM documents "
+                                                 "GROUP BY source"):
+            k = next((i for i, s in enumerate(sources) if s.matches(source)), -1)
+            if k < 0:
+                continue
+            if hi - lo + 1 == count:
+                out[lo:hi + 1] = k
+            else:
+                ids = np.fromiter((r[0] for r in con.execute("SELECT doc_id FROM documents WHERE source = ?",
+                                                             (source,))), dtype=np.int64)
+                out[ids] = k
+    finally:
+        con.close()
+    return out
+
+
+def source_values(ws: Workspace, name: str, default: float | int) -> np.ndarray | None:
+    """Per doc_id, the [[sources]] setting `name` (a SourceConfig field) of the entry that
+    applies to it, `default` where none applies or the entry leaves it unset; None when no
+    entry sets it."""
+    sources = ws.workflow.sources
+    given = [getattr(s, name) for s in sources]
+    if all(v is None or v == default for v in given):
+        return None
+    entry = source_entries(ws)
+    table = np.array([default if v is None else v for v in given] + [default])
+    return table[entry]  # entry -1 picks the default at the end
+
+
+def order_settings(wf) -> list | None:
+    """What document order depends on beyond input order, for the keys of the stages that
+    follow it (None: input order, so keys made before priorities existed stay as they were)."""
+    entries = [[s.match, s.priority] for s in wf.sources] if any(s.priority for s in wf.sources) else []
+    if not wf.input.priority and not entries:
+        return None
+    return [wf.input.priority, entries]
+
+
+def visiting_order(ws: Workspace, doc_ids: np.ndarray) -> np.ndarray | None:
+    """The order in which keep-first rules visit `doc_ids` (sorted), as positions into it:
+    None for input order; else by the priority of the documents' [[sources]] entry, highest
+    first, then by the input.priority field, highest first (a document without a number
+    last), ties by input order."""
+    wf = ws.workflow
+    priority = source_values(ws, "priority", 0)
+    if not wf.input.priority and priority is None:
+        return None
+    keys = [doc_ids]
+    if wf.input.priority:
+        values, _ = column_values(ws, wf.input.priority, wf.input.text_field, wf.input.id_field)
+        keys.append(-values[doc_ids])
+    if priority is not None:
+        keys.append(-priority[doc_ids])
+    return np.lexsort(keys)
+
+
+def visiting_rank(ws: Workspace, doc_ids: np.ndarray) -> np.ndarray | None:
+    """Per document of `doc_ids` (sorted), its place in document order (None: input order)."""
+    order = visiting_order(ws, doc_ids)
+    if order is None:
+        return None
+    rank = np.empty(len(doc_ids), dtype=np.int64)
+    rank[order] = np.arange(len(doc_ids))
+    return rank
 
 
 def column_values(ws: Workspace, name: str, text_field: str, id_field: str) -> tuple[np.ndarray, int]:
@@ -83,19 +158,23 @@ def column_values(ws: Workspace, name: str, text_field: str, id_field: str) -> t
     return values, found
 
 
-def keep_rank(rule: str, doc_ids: np.ndarray, n_chars: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
-    """Rank of every candidate under the keep rule: 0 is the document kept first."""
+def keep_rank(rule: str, doc_ids: np.ndarray, n_chars: np.ndarray, values: np.ndarray | None = None,
+              visit: np.ndarray | None = None) -> np.ndarray:
+    """Rank of every candidate under the keep rule: 0 is the document kept first. `visit` is
+    each candidate's place in document order (visiting_rank; None: input order): `first`
+    follows it, and it breaks the other rules' ties."""
     n = len(doc_ids)
+    tie = doc_ids if visit is None else visit
     if rule == "first":
-        order = np.arange(n)
+        order = np.arange(n) if visit is None else np.argsort(visit, kind="stable")
     elif rule == "longest":
-        order = np.lexsort((doc_ids, -n_chars))
+        order = np.lexsort((tie, -n_chars))
     elif rule == "shortest":
-        order = np.lexsort((doc_ids, n_chars))
+        order = np.lexsort((tie, n_chars))
     elif rule.startswith("column:"):
         if values is None:
             raise ValueError("keep rule column:NAME needs the column's values")
-        order = np.lexsort((doc_ids, -values[doc_ids]))
+        order = np.lexsort((tie, -values[doc_ids]))
     else:
         raise SadedupError(f"unknown keep rule {rule!r}")
     rank = np.empty(n, dtype=np.int64)

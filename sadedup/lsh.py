@@ -53,6 +53,11 @@ Clusters
     J(x, a) and J(x, b) are both >= (1 + 3t) / 4 (0.85 for t = 0.8), then J(a, b) >= f(t), so
     pairs of copies at least that close always end in one cluster whichever of them is kept.
     The similarity stored for a member is its similarity to the kept document.
+
+Per-source thresholds
+    With ``[[sources]] minhash.threshold`` every document has a threshold of its own: a pair
+    is verified at the higher of its two documents' thresholds, and a document joins a kept
+    one at f of the higher of their two, so the stricter source always decides.
 """
 from __future__ import annotations
 
@@ -213,10 +218,11 @@ class Clusters:
 
 
 def cluster(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.ndarray,
-            similarity: Callable[[np.ndarray, np.ndarray], np.ndarray], floor: float) -> Clusters:
+            similarity: Callable[[np.ndarray, np.ndarray], np.ndarray], floor: float | np.ndarray) -> Clusters:
     """Union-find over the verified pairs (ei, ej) with similarities esim, then each component
     cut around its best-ranked documents (lower rank wins) so that every member has
-    similarity >= floor to its cluster's kept node. `similarity(a, b)` gives it for any pairs."""
+    similarity >= floor to its cluster's kept node. `similarity(a, b)` gives it for any pairs.
+    `floor` may be one per node: a member then needs the higher of its own and the kept node's."""
     kept_l: list[int] = []
     mem_l: list[np.ndarray] = []
     sim_l: list[np.ndarray] = []
@@ -246,7 +252,7 @@ def cluster(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.n
                 mem_l.append(np.array([k, v], dtype=np.int64))
                 sim_l.append(np.array([1.0, s]))
                 continue
-            _split(comp, adj_start, dst, ssim, similarity, floor, kept_l, mem_l, sim_l)
+            _split(comp, adj_start, dst, ssim, similarity, _pair_floor(floor), kept_l, mem_l, sim_l)
     if not kept_l:
         z = np.zeros(0, np.int64)
         return Clusters(z, z, z, np.zeros(0))
@@ -255,8 +261,17 @@ def cluster(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.n
                     np.repeat(np.arange(len(kept_l)), sizes), np.concatenate(sim_l))
 
 
+def _pair_floor(floor: float | np.ndarray) -> Callable[[int, int], float]:
+    """floor(k, v): the least similarity node v needs to join kept node k."""
+    if np.isscalar(floor):
+        return lambda k, v: floor
+    per_node = np.asarray(floor, dtype=np.float64)
+    return lambda k, v: max(per_node[k], per_node[v])
+
+
 def _split(comp, adj_start, dst, ssim, similarity, floor, kept_l, mem_l, sim_l) -> None:
-    """Cuts one component (nodes in rank order) into clusters anchored at their kept node."""
+    """Cuts one component (nodes in rank order) into clusters anchored at their kept node;
+    floor(k, v) is what v needs to join k."""
     remaining = set(comp.tolist())
     for k in comp.tolist():
         if k not in remaining:
@@ -270,7 +285,7 @@ def _split(comp, adj_start, dst, ssim, similarity, floor, kept_l, mem_l, sim_l) 
         for v, s in zip(dst[lo:hi].tolist(), ssim[lo:hi].tolist()):
             if v in remaining and v not in seen:
                 seen.add(v)
-                if s >= floor:
+                if s >= floor(k, v):
                     members.append(v)
                     sims.append(s)
                     frontier.append(v)
@@ -286,7 +301,7 @@ def _split(comp, adj_start, dst, ssim, similarity, floor, kept_l, mem_l, sim_l) 
                 ca = np.array(cand, dtype=np.int64)
                 s = similarity(np.full(len(ca), k, dtype=np.int64), ca)
                 for v, sv in zip(cand, s.tolist()):
-                    if sv >= floor:
+                    if sv >= floor(k, v):
                         members.append(v)
                         sims.append(sv)
                         frontier.append(v)

@@ -613,3 +613,101 @@ def passage_walk(chunk_off: np.ndarray, chunk_doc: np.ndarray, cstart: np.ndarra
                              _buf(np.ascontiguousarray(psim, dtype=np.float64)), float(drop_fraction),
                              src if nch else bytearray(), ssim if nch else bytearray(), removed, dropped)
     return src, ssim, removed, dropped.view(bool)
+
+
+# ---- line dedup (native/lines.c; sadedup/stages/lines.py)
+
+def line_scan(texts: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+              doc_base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lines of documents texts[starts[d]:ends[d]] (document index doc_base + d) whose key
+    is not empty, as far as the kernel can tell: (hash uint64, line int64 (m, 3): document,
+    code-point start and end; slow int64 (s, 3): row, byte start and end without the newline,
+    of the lines whose key needs Python's NFC; their hash is 0 and their key may be empty)."""
+    st = np.ascontiguousarray(starts, dtype=np.int64)
+    en = np.ascontiguousarray(ends, dtype=np.int64)
+    total = int((en - st).sum()) if len(st) else 0
+    cap = total // 40 + len(st) + 1024      # a guess: web text has ~60 bytes a line; too small costs one more pass
+    scap = cap // 8 + 1024
+    while True:
+        h = np.empty(cap, dtype=np.uint64)
+        line = np.empty((cap, 3), dtype=np.int64)
+        slow = np.empty((scap, 3), dtype=np.int64)
+        k, ns = _native.line_scan(_buf(texts), st, en, int(doc_base), h, line, slow)
+        if k <= cap and ns <= scap:
+            return h[:k], line[:k], slow[:ns]
+        cap, scap = max(cap, k), max(scap, ns)
+
+
+def gather_lines(texts: np.ndarray, slow: np.ndarray) -> bytes:
+    """The bytes of the slow rows' lines joined by newlines (they hold none)."""
+    slow = _c(np.ascontiguousarray(slow, dtype=np.int64))
+    if not len(slow):
+        return b""
+    out = np.empty(int((slow[:, 2] - slow[:, 1]).sum()) + len(slow) - 1, dtype=np.uint8)
+    _native.gather_lines(_buf(texts), slow, out if out.size else bytearray())
+    return out.tobytes()
+
+
+def hash_pieces(buf: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(hash, empty) of the n newline-separated pieces of buf, hashed as line_scan hashes keys."""
+    h = np.empty(max(n, 1), dtype=np.uint64)
+    empty = np.empty(max(n, 1), dtype=np.uint8)
+    k = _native.hash_pieces(buf, h, empty)
+    if k != n:
+        raise ValueError(f"hash_pieces: {k} pieces, expected {n}")
+    return h[:n], empty[:n].view(bool)
+
+
+def _i64(a: np.ndarray) -> np.ndarray:
+    return _c(np.ascontiguousarray(a, dtype=np.int64))
+
+
+def _out(a: np.ndarray):
+    """A buffer the C side can write; an empty array as an empty bytearray (see _buf)."""
+    return _c(a) if a.size else bytearray()
+
+
+def _line_outputs(m: int, nd: int) -> tuple[np.ndarray, ...]:
+    return (np.zeros(m, dtype=np.uint8), np.full((m, 3), -1, dtype=np.int64), np.zeros(nd, dtype=np.int64),
+            np.zeros(nd, dtype=np.uint8))
+
+
+def lines_first(gid: np.ndarray, line: np.ndarray, doc_base: int, n_chars: np.ndarray, drop_fraction: float,
+                state: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """keep="first" over one chunk (see native/kernels.h); `state` (groups x 3, int64, -1 to
+    start) carries the first surviving occurrences from chunk to chunk. Returns per row
+    removed (bool) and its source row (document, start, end), per document the code points
+    removed and whether the drop rule dropped it."""
+    if state.dtype != np.int64 or state.ndim != 2 or state.shape[1] != 3:
+        raise ValueError("lines_first state must be int64 (groups x 3)")
+    gid, line = _i64(gid), _i64(line)
+    rm, src, removed, dropped = _line_outputs(len(gid), len(n_chars))
+    scratch = np.empty(max(len(gid), 1), dtype=np.int64)
+    _native.lines_first(_buf(gid), _buf(line), int(doc_base), _buf(_i64(n_chars)), float(drop_fraction),
+                        _out(state), scratch, _out(rm), _out(src), _out(removed), _out(dropped))
+    return rm.view(bool), src, removed, dropped.view(bool)
+
+
+def lines_first_two(gid: np.ndarray, line: np.ndarray, state: np.ndarray) -> None:
+    """keep="none", first pass over one chunk: `state` (groups x 6, int64, -1 to start) gets
+    every group's first occurrence and its first occurrence in another document."""
+    if state.dtype != np.int64 or state.ndim != 2 or state.shape[1] != 6:
+        raise ValueError("lines_first_two state must be int64 (groups x 6)")
+    gid = _i64(gid)
+    if len(gid):
+        _native.lines_first_two(_buf(gid), _buf(_i64(line)), _out(state))
+
+
+def lines_none(gid: np.ndarray, line: np.ndarray, doc_base: int, n_chars: np.ndarray, min_docs: np.ndarray,
+               g_docs: np.ndarray, drop_fraction: float,
+               state: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """keep="none" over one chunk: a row goes when its group is in at least its document's
+    min_docs documents (g_docs per group); returns what lines_first returns."""
+    if state.dtype != np.int64 or state.ndim != 2 or state.shape[1] != 6:
+        raise ValueError("lines_none state must be int64 (groups x 6)")
+    gid, line = _i64(gid), _i64(line)
+    rm, src, removed, dropped = _line_outputs(len(gid), len(n_chars))
+    _native.lines_none(_buf(gid), _buf(line), int(doc_base), _buf(_i64(n_chars)), _buf(_i64(min_docs)),
+                       _buf(_i64(g_docs)), float(drop_fraction), _buf(_c(state)), _out(rm), _out(src), _out(removed),
+                       _out(dropped))
+    return rm.view(bool), src, removed, dropped.view(bool)

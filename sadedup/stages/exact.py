@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from ..keep import candidate_documents, decisions_digest, keep_rank, rule_values
+from ..keep import candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, visiting_rank
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
 from ..workspace import save_npy
@@ -89,7 +89,11 @@ class Exact(Stage):
     version = VERSION
 
     def settings(self, ctx: Context) -> Any:
-        return dataclasses.asdict(ctx.wf.exact)
+        out = dataclasses.asdict(ctx.wf.exact)
+        order = order_settings(ctx.wf)
+        if order is not None:  # keep rules follow document order
+            out["order"] = order
+        return out
 
     @staticmethod
     def _hashes(ctx: Context, doc_ids: np.ndarray, offsets: np.ndarray, lowercase: bool) -> tuple[np.ndarray, ...]:
@@ -134,7 +138,7 @@ class Exact(Stage):
         member_pos = order[dup]                  # candidate positions in groups of 2+
         group = gid[dup]
         values = rule_values(ws, cfg.keep, say) if dup.any() else None
-        rank = keep_rank(cfg.keep, doc_ids, n_chars, values)
+        rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
         # the kept one of each group: the best rank
         o = np.lexsort((rank[member_pos], group))
         member_pos, group = member_pos[o], group[o]

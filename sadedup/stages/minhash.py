@@ -42,7 +42,8 @@ import xxhash
 from .. import lsh as mh
 from .. import native
 from ..config import MinhashConfig
-from ..keep import candidate_documents, decisions_digest, keep_rank, rule_values
+from ..keep import (candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, source_values,
+                    visiting_rank)
 from ..normalize import prepare
 from ..progress import say
 from ..workspace import load_npy, save_npy, writable_npy
@@ -123,7 +124,21 @@ class MinHash(Stage):
     version = VERSION
 
     def settings(self, ctx: Context) -> Any:
-        return dataclasses.asdict(ctx.wf.minhash)
+        wf = ctx.wf
+        out = dataclasses.asdict(wf.minhash)
+        order = order_settings(wf)
+        if order is not None:  # keep rules follow document order
+            out["order"] = order
+        if any(s.minhash_threshold is not None for s in wf.sources):
+            out["sources"] = [[s.match, s.minhash_threshold] for s in wf.sources]
+        return out
+
+    @staticmethod
+    def thresholds(ws, doc_ids: np.ndarray, cfg: MinhashConfig) -> np.ndarray | None:
+        """Per candidate, the threshold of its [[sources]] entry (minhash.threshold where the
+        entry sets none); None when every document has minhash.threshold."""
+        per_doc = source_values(ws, "minhash_threshold", cfg.threshold)
+        return None if per_doc is None else per_doc[doc_ids].astype(np.float64)
 
     def folder(self, ctx: Context, key: str) -> Path:
         return ctx.ws.root / "minhash" / f"{mh.config_string(ctx.wf.minhash)}_{key[:8]}"
@@ -147,11 +162,14 @@ class MinHash(Stage):
         with _timed(times, "banding"):
             nsh, pi, pj = self._candidate_pairs(ctx, folder, dirs, cfg, len(doc_ids))
         with _timed(times, "verify"):
-            nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg)
+            thr = self.thresholds(ws, doc_ids, cfg)
+            nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg, thr)
         with _timed(times, "cluster"):
             floor = mh.drift_floor(cfg.threshold)
+            # per source: a member joins a kept document at the floor of the higher threshold
+            floors = floor if thr is None else np.maximum(0.0, (3.0 * thr - 1.0) / 2.0)
             kept_ids, member_ids, cluster, sims = self._clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim,
-                                                                 similarity, floor, cfg)
+                                                                 similarity, floors, cfg)
         with _timed(times, "database"):
             counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims)
         for scratch in ("sets.npy", "has.npy"):
@@ -162,6 +180,7 @@ class MinHash(Stage):
         return {
             "config": cs, "s_curve": {str(j): round(p, 4) for j, p in curve.items()},
             "verify": cfg.verify, "threshold": cfg.threshold, "drift_floor": round(floor, 6), "keep": cfg.keep,
+            **({"source_thresholds": sorted(set(thr.tolist()))} if thr is not None else {}),
             "documents": len(doc_ids), "no_shingle": int((nsh == 0).sum()),
             "bytes": int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0,
             "chunks": len(chunks), "candidate_pairs": int(len(pi)), "verified_pairs": int(len(ei)),
@@ -214,7 +233,8 @@ class MinHash(Stage):
                                  np.concatenate(pjs + [np.zeros(0, np.int64)]), max(n, 1))
         return nsh, pi, pj
 
-    def _verified(self, ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg: MinhashConfig):
+    def _verified(self, ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg: MinhashConfig,
+                  thr: np.ndarray | None = None):
         """3. Verification of every candidate pair: the nodes (documents in some pair), the
         verified edges between them with their similarity, and the similarity function."""
         texts, offsets = open_texts(ws.root)
@@ -229,17 +249,19 @@ class MinHash(Stage):
         # and `sadedup report` read to answer other thresholds without the signatures
         save_npy(folder / "pairs.npy", np.stack([pi, pj]).astype(np.int64, copy=False))
         save_npy(folder / "pair_similarity.npy", esim)
-        ok = esim >= cfg.threshold
+        # a pair is a near duplicate at the higher of its two documents' thresholds
+        ok = esim >= (cfg.threshold if thr is None else np.maximum(thr[pi], thr[pj]))
         return nodes, ei[ok], ej[ok], esim[ok], similarity
 
     @staticmethod
-    def _clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim, similarity, floor: float, cfg: MinhashConfig):
+    def _clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim, similarity, floor: float | np.ndarray,
+                  cfg: MinhashConfig):
         """4. Union-find clusters cut at the drift floor, the keep rule: (kept doc ids,
         member doc ids, cluster of each member, similarity to the kept one), clusters
         numbered in the order of their kept documents, members in document order."""
         values = rule_values(ws, cfg.keep, say) if len(ei) else None
-        rank = keep_rank(cfg.keep, doc_ids, n_chars, values)[nodes]
-        cl = mh.cluster(len(nodes), ei, ej, esim, rank, similarity, floor)
+        rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))[nodes]
+        cl = mh.cluster(len(nodes), ei, ej, esim, rank, similarity, floor if np.isscalar(floor) else floor[nodes])
         kept, member = nodes[cl.kept], nodes[cl.member]          # candidate positions
         by_kept = np.argsort(kept)
         renum = np.empty_like(by_kept)

@@ -156,9 +156,10 @@ class Remove(Stage):
         rch = np.concatenate(removed_chars + none)
         cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
         faults.point("remove.db")
-        ws.prov.replace_spans("remove", ["span_id", "doc_id", "tok_start", "tok_end", "char_start", "char_end",
+        # no span_id: the writer numbers them after the spans of the stages that cut before
+        ws.prov.replace_spans("remove", ["doc_id", "tok_start", "tok_end", "char_start", "char_end",
                                          "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
-                              db.column_rows([np.arange(n_spans), *cols]),
+                              db.column_rows(cols),
                               ["n_tokens", "removed_tokens", "coverage", "removed_chars"],
                               db.column_rows([all_ids, ntok, rem, cov, rch]), all_ids[drp])
         return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import ConfigError, SadedupError
-from ..keep import candidate_documents, visiting_order
+from ..keep import candidate_documents, order_settings, visiting_order
 from .. import faults
 from ..progress import bar, say
 from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
@@ -61,7 +61,9 @@ class Tokenize(Stage):
         wf = ctx.wf
         kind, _ = parse_spec(wf.substring.tokenizer)
         what = wf.substring.tokenizer_sample if kind == "train" else model_digest(wf.substring.tokenizer)
-        return [wf.substring.tokenizer, what, self.shard_size(ctx), wf.input.priority]
+        order = order_settings(wf)  # the shards hold the documents in document order
+        sources = [order[1]] if order is not None and order[1] else []
+        return [wf.substring.tokenizer, what, self.shard_size(ctx), wf.input.priority, *sources]
 
     def folder(self, ctx: Context, key: str) -> Path:
         spec = ctx.wf.substring.tokenizer

@@ -23,10 +23,11 @@ folder costs one suffix sort per shard, the next ones milliseconds.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from .store import TextStore
 from .tokenizers import Tokenizer, char_spans
 from .workspace import Workspace, load_npy, save_npy, task_sums
 
-PathLike = Union[str, Path]
+PathLike = str | os.PathLike[str]
 
 INDEX_FILES = ("sa.npy",)
 # suffix-array entries filtered per call when positions are wanted: bounds locate's memory
@@ -204,8 +205,10 @@ class Occurrences:
         else:
             ctx = Context(ws)
             ws.verify = False  # sizes only: a query must not read every array back
-            ready = Index().done(ctx)
-            ws.verify = True
+            try:
+                ready = Index().done(ctx)
+            finally:
+                ws.verify = True
             if not ready:
                 why = ("cover only the candidate text (substring.prefilter)" if ws.workflow.substring.prefilter
                        else f"are not current (build: {states.get('build', {}).get('why') or 'not run'})")

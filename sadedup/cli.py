@@ -501,12 +501,18 @@ def locate(workdir: WorkdirArg, text: SearchText,
     occ = res["occurrences"]
     out = _stdout()
     shown = "all listed" if len(occ) == res["count"] else f"the first {len(occ)}"
-    out.print(f"{res['count']} occurrence{'' if res['count'] == 1 else 's'} of {_clip(text, 60)}"
-              + (f"; {shown}:" if occ else ""))
+    out.print(Text(f"{res['count']} occurrence{'' if res['count'] == 1 else 's'} of {_quoted(text, 60)}"
+                   + (f"; {shown}:" if occ else "")))
     for o in occ:
         before, match, after = occurrences.context(workdir, o["doc_id"], o["char_start"], o["char_end"])
+        middle = match if len(match) <= 120 else match[:60] + " ... " + match[-60:]
         out.print(Text(f"  doc_id {o['doc_id']} (id {o['ext_id']!r}) chars [{o['char_start']}, {o['char_end']}): "
-                       f"{_clip(before + '[' + match + ']' + after, 200)}"))
+                       f"{repr(before + '[' + middle + ']' + after)}"))
+
+
+def _quoted(text: str, n: int) -> str:
+    """repr() of a text (escapes and all), its middle left out past n characters."""
+    return repr(text if len(text) <= n else text[: n // 2] + " ... " + text[-n // 2:])
 
 
 @command()

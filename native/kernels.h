@@ -337,4 +337,173 @@ int64_t sd_lines_none(const int64_t *gid, const int64_t *line, int64_t m, int64_
                       const int64_t *n_chars, const int64_t *min_docs, const int64_t *g_docs, double drop_fraction,
                       const int64_t *state, uint8_t *rm, int64_t *src, int64_t *removed, uint8_t *dropped);
 
+/* Character bounds of tokens, kept at tokenize time for subword tokenizers (chars.c): per
+ * token, a value of one of two non-decreasing sequences of its document (the suffix minimum
+ * of the tokens' start characters, the prefix maximum of their end characters), stored as
+ * the difference from the token before (from 0 at a document's first token), one byte each;
+ * SD_CHAR_ESCAPE means the difference is in the exceptions (xpos sorted, xval). Writes in
+ * out[j] the value at shard position q[j], for q sorted, each within 0..n-1. doc_start: the
+ * ndocs document starts (offsets.npy without its last entry). Returns 0, -1 for queries out
+ * of order or of range, -2 for an escape without its exception. */
+#define SD_CHAR_ESCAPE 255
+int64_t sd_char_values(const uint8_t *delta, int64_t n, const int64_t *doc_start, int64_t ndocs, const int64_t *xpos,
+                       const int64_t *xval, int64_t nx, const int64_t *q, int64_t nq, int64_t *out);
+
+/* Passage-level MinHash (passages.c). Documents are sd_docs (minhash.h) over the raw UTF-8
+ * texts; words are Python's `\w+` matches compared case-folded, by the tables below (built
+ * by Python from its own `re` and str.casefold, see passages.c). */
+#include "minhash.h"
+
+#define SD_FOLD_EXT 0x80000000U
+typedef struct {
+    const uint8_t *word;        /* 0x110000 bits: code point c matches \w */
+    const int32_t *fold_page;   /* 0x1100 entries: block of 256 code points -> its fold_block, -1: no folds */
+    const uint32_t *fold_block; /* 256 a block: the folded code point, or SD_FOLD_EXT | k into fold_ext */
+    const uint32_t *fold_ext;   /* fold_ext[k] code points follow, folds of more than one */
+} sd_wordtab;
+
+/* Chunks of a text of nwords words: 0 without words, 1 up to `words` words, else
+ * ceil((nwords - words) / stride) + 1. */
+int64_t sd_chunk_count(int64_t nwords, int64_t words, int64_t stride);
+
+/* Per document, its words and its chunks. */
+void sd_passage_count(const sd_docs *docs, const sd_wordtab *T, int64_t words, int64_t stride, int64_t *nwords,
+                      int64_t *nchunks);
+
+/* The words of one text: their count; with hash given, each word's hash (seeded) and its
+ * code-point offsets [cs, ce) (cs, ce may be NULL). hash/cs/ce hold n / 2 + 1 entries. */
+int64_t sd_words(const uint8_t *text, int64_t n, const sd_wordtab *T, uint64_t seed, uint64_t *hash, int64_t *cs,
+                 int64_t *ce);
+
+/* Chunk signatures: document d's chunks are rows chunk_off[d] .. chunk_off[d+1] (as counted by
+ * sd_passage_count), sig (rows x P), nsh (shingles per chunk, 0: none), cstart/cend (code-point
+ * offsets of the chunk's first word's start and last word's end). Returns 0, -1 when out of
+ * memory, -2 when chunk_off disagrees with the documents. */
+int sd_passage_minhash(const sd_docs *docs, const sd_wordtab *T, int64_t words, int64_t stride, int ngram,
+                       uint64_t seed, const uint32_t *perm_seeds, int P, const int64_t *chunk_off, uint32_t *sig,
+                       int64_t *nsh, int64_t *cstart, int64_t *cend);
+
+/* Sorted distinct shingle hashes of chunk req_chunk[k] of document req_doc[k] (requests
+ * grouped by document), to out[out_off[k] ..] (room out_off[k+1] - out_off[k]); counts[k] =
+ * how many. Returns 0, or -1 when out of memory. */
+int sd_passage_sets(const sd_docs *docs, const sd_wordtab *T, int64_t words, int64_t stride, int ngram, uint64_t seed,
+                    const int64_t *req_doc, const int64_t *req_chunk, int64_t nreq, uint64_t *out,
+                    const int64_t *out_off, int64_t *counts);
+
+/* Keep-first over chunks in document order: chunk j (document chunk_doc[j], rows of document d
+ * chunk_off[d] ..) is a near duplicate when one of its verified earlier partners
+ * partner[pair_off[j] .. pair_off[j+1]) (ascending, similarity psim) belongs to a document not
+ * dropped; src[j] is the most similar such (the earliest of equals; -1: none), ssim[j] its
+ * similarity. removed[d] = code points
+ * of the union of d's duplicate chunks [cstart, cend); dropped[d] = removed / n_chars >
+ * drop_fraction (a dropped document's chunks count for no later chunk). */
+void sd_passage_walk(int64_t ndocs, const int64_t *chunk_off, const int64_t *chunk_doc, const int64_t *cstart,
+                     const int64_t *cend, const int64_t *n_chars, const int64_t *pair_off, const int64_t *partner,
+                     const double *psim, double drop_fraction, int64_t *src, double *ssim, int64_t *removed,
+                     uint8_t *dropped);
+
+/* Line dedup (lines.c). A chunk's lines are rows of `line` (int64, 3 per line: document, first
+ * and past-the-end code point in it, the end past the '\n'), in document order; only lines
+ * with a non-empty key are rows. A group is a repeated key; its state rows are int64.
+ *
+ * sd_line_scan: the lines of documents starts[d]..ends[d] of T (document index doc_base + d):
+ * hash[k] the key's hash for a line the kernel keys itself (see lines.c); for the others
+ * hash[k] = 0 and a row of `slow` (3 per line: k, first byte, byte before the '\n'). Writes at
+ * most cap rows and scap slow rows, but returns how many rows there are (and sets *nslow to
+ * how many slow ones), so a caller whose arrays were short calls again with room; -2 for a
+ * document outside T. */
+int64_t sd_line_scan(const uint8_t *T, int64_t n, const int64_t *starts, const int64_t *ends, int64_t ndocs,
+                     int64_t doc_base, int64_t cap, uint64_t *hash, int64_t *line, int64_t scap, int64_t *slow,
+                     int64_t *nslow);
+
+/* The slow rows' bytes joined by '\n' into out (sum of their lengths + m - 1 bytes). */
+void sd_gather_lines(const uint8_t *T, const int64_t *slow, int64_t m, uint8_t *out);
+
+/* Hashes of the '\n'-separated pieces of buf, as sd_line_scan hashes keys; empty[k] = 1 for an
+ * empty piece. Returns the number of pieces, -1 past cap. */
+int64_t sd_hash_pieces(const uint8_t *buf, int64_t n, int64_t cap, uint64_t *hash, uint8_t *empty);
+
+/* keep="first" over one chunk, chunks in document order. gid: per row its group, -1 for a key
+ * seen once in the corpus; state: per group (document, start, end) of its first occurrence in
+ * surviving text, document -1 when none yet (carried from chunk to chunk). A row is removed
+ * (rm = 1, src its source row) when its group has one; else it becomes that occurrence. Per
+ * chunk document d (n_chars[d] code points): removed[d] characters, dropped[d] by the drop
+ * rule, and then its first occurrences are taken back. scratch: room for the rows of one
+ * document. Returns 0, -1 when rows are not in document order within the chunk. */
+int64_t sd_lines_first(const int64_t *gid, const int64_t *line, int64_t m, int64_t doc_base, int64_t ndocs,
+                       const int64_t *n_chars, double drop_fraction, int64_t *state, int64_t *scratch, uint8_t *rm,
+                       int64_t *src, int64_t *removed, uint8_t *dropped);
+
+/* keep="none", first pass: per group (6 per group, -1 to start) its first occurrence and the
+ * first occurrence in another document, over the chunks in document order. */
+int64_t sd_lines_first_two(const int64_t *gid, const int64_t *line, int64_t m, int64_t *state);
+
+/* keep="none": a row is removed when its group occurs in g_docs[g] >= min_docs[d] documents;
+ * its source is the group's first occurrence in another document. Then the drop rule, as
+ * for sd_lines_first. */
+int64_t sd_lines_none(const int64_t *gid, const int64_t *line, int64_t m, int64_t doc_base, int64_t ndocs,
+                      const int64_t *n_chars, const int64_t *min_docs, const int64_t *g_docs, double drop_fraction,
+                      const int64_t *state, uint8_t *rm, int64_t *src, int64_t *removed, uint8_t *dropped);
+
+/* Decontamination (decontaminate.c). Words are the matches of Python's \w+, compared
+ * case-folded, by a table Python makes from its own `re` and str.casefold (sadedup/native.py).
+ * stage1[cp >> 8] is the block of cp in stage2 (blocks of 256 entries); an entry has bit 0
+ * set for a word character, bits 1-2 the length of its case folding when that is not the
+ * code point itself (1 to 3) and bits 8-31 where the folded code points start in `fold`. */
+typedef struct {
+    const uint16_t *stage1; /* 0x1100 entries */
+    const uint32_t *stage2;
+    const uint32_t *fold;
+} sd_dc_table;
+
+/* Every word of the documents T[starts[d]:ends[d]], in order: word_off[d]..word_off[d+1] are
+ * document d's words (word_off has ndocs+1 entries), with their code-point offsets in the
+ * document and their hashes; with `fold`, their folded code points too (word i's are
+ * fold[fold_off[i] : fold_off[i+1]], fold_off has cap+1 entries). Returns the number of
+ * words, or -1 when more than `cap` words or `fold_cap` folded code points. */
+int64_t sd_dc_words(const sd_dc_table *t, const uint8_t *T, const int64_t *starts, const int64_t *ends, int64_t ndocs,
+                 int64_t *word_off, int64_t *cp_start, int64_t *cp_end, uint64_t *hash, int64_t cap,
+                 uint32_t *fold, int64_t *fold_off, int64_t fold_cap);
+
+/* The key of every n-gram (n consecutive words of one document, word_off as sd_dc_words makes
+ * it) from its words' hashes, documents in order, n-grams in order of their first word:
+ * max(words - n + 1, 0) keys per document. */
+void sd_dc_ngram_keys(const uint64_t *hash, const int64_t *word_off, int64_t ndocs, int n, uint64_t *keys);
+
+/* out[i] = 1 when the n words from word a[i] on and from word b[i] on are the same folded
+ * words (words as sd_dc_words folds them, nwords of them). -1: a word index out of range. */
+int sd_dc_ngram_same(const uint32_t *fold, const int64_t *fold_off, int64_t nwords, const int64_t *a, const int64_t *b,
+                  int64_t m, int n, uint8_t *out);
+
+/* The eval sets' distinct n-grams, sorted by key: n-gram k has key hash[k] and is the n eval
+ * words from word[k] on (folded code points fold[fold_off[w] : fold_off[w+1]] for word w).
+ * bucket[b] is the first n-gram whose key's top bbits bits are >= b (2^bbits + 1 entries);
+ * `filter` has bit (key >> (64 - fbits)) set for every key, so most words cost one cached
+ * bit test and no search. */
+typedef struct {
+    const uint64_t *hash;
+    const int64_t *word;
+    int64_t ne;
+    const int64_t *bucket;
+    int bbits;
+    const uint64_t *filter;
+    int fbits;
+    const uint32_t *fold;
+    const int64_t *fold_off;
+    int n;
+} sd_dc_evalset;
+
+/* Decontamination of the documents T[starts[d]:ends[d]]: every n-gram equal to an eval
+ * n-gram (keys equal and folded words compared) is struck from its first word's start to its
+ * last word's end, widened by `margin` code points on each side within the document; struck
+ * ranges that overlap or touch are one span. Spans: (d, start, end, the eval n-gram of the
+ * span's first struck n-gram), in order. Hits: (d, n-gram) for every distinct eval n-gram of
+ * each document, n-grams ascending. Documents are done whole, in order: returns how many were
+ * done before the outputs ran out of room (sp_cap spans, hit_cap hits with repeats within a
+ * document), or -1 when out of memory. */
+int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *T, const int64_t *starts,
+                      const int64_t *ends, int64_t ndocs, int64_t margin,
+                      int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_ng, int64_t sp_cap,
+                      int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit);
+
 #endif

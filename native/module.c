@@ -148,6 +148,28 @@ static PyObject *py_count_chars(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* char_values(delta, doc_start, xpos, xval, q, out): see sd_char_values */
+static PyObject *py_char_values(PyObject *self, PyObject *args) {
+    Py_buffer delta, ds, xpos, xval, q, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*", &delta, &ds, &xpos, &xval, &q, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nq = q.len / 8, rc = 0;
+    if (xpos.len != xval.len) {
+        PyErr_SetString(PyExc_ValueError, "xpos and xval differ in length");
+    } else if (need(&out, nq * 8, "out")) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_char_values(delta.buf, delta.len, ds.buf, ds.len / 8, xpos.buf, xval.buf, xpos.len / 8, q.buf, nq,
+                            out.buf);
+        Py_END_ALLOW_THREADS
+        if (rc == -1) PyErr_SetString(PyExc_ValueError, "char_values: positions must be sorted and inside the shard");
+        else if (rc == -2) PyErr_SetString(PyExc_ValueError, "char_values: an escaped delta has no exception");
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    PyBuffer_Release(&delta); PyBuffer_Release(&ds); PyBuffer_Release(&xpos); PyBuffer_Release(&xval);
+    PyBuffer_Release(&q); PyBuffer_Release(&out);
+    return ret;
+}
+
 /* regions(anchors, offsets, k, L, starts, ends) -> number of regions */
 static PyObject *py_regions(PyObject *self, PyObject *args) {
     Py_buffer a, off, starts, ends;
@@ -1119,6 +1141,7 @@ static PyMethodDef methods[] = {
     {"gather_regions", py_gather_regions, METH_VARARGS, "The regions' tokens, in order."},
     {"member", py_member, METH_VARARGS, "Membership of uint64 values in a set of distinct ones."},
     {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
+    {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},

@@ -145,6 +145,25 @@ def count_chars(text: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndar
     return out
 
 
+CHAR_ESCAPE = 255  # SD_CHAR_ESCAPE: the delta is in the exceptions
+
+
+def char_values(delta: np.ndarray, doc_start: np.ndarray, xpos: np.ndarray, xval: np.ndarray,
+                q: np.ndarray) -> np.ndarray:
+    """Values at shard positions q (sorted) of a stream of per-token deltas (uint8, reset to 0
+    at each of the documents' starts `doc_start`; CHAR_ESCAPE: the delta is xval where xpos
+    is the position). See native/chars.c."""
+    if delta.dtype != np.uint8:
+        raise TypeError("char deltas are uint8")
+    q = np.ascontiguousarray(q, dtype=np.int64)
+    out = np.zeros(len(q), dtype=np.int64)
+    if len(q):
+        _native.char_values(_buf(delta), _buf(np.ascontiguousarray(doc_start, dtype=np.int64)),
+                            _buf(np.ascontiguousarray(xpos, dtype=np.int64)),
+                            _buf(np.ascontiguousarray(xval, dtype=np.int64)), q, out)
+    return out
+
+
 def regions(anchor_pos: np.ndarray, offsets: np.ndarray, k: int, L: int) -> tuple[np.ndarray, np.ndarray]:
     """Merged [start, end) regions of text around sorted anchors, cut at document ends."""
     a = np.ascontiguousarray(anchor_pos, dtype=np.int64)

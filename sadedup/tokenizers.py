@@ -20,6 +20,11 @@ whose tokens are removed: with per-token character extents [s_i, e_i) in the ori
 character that a kept token also covers. For `bytes` this is exactly "shrink to UTF-8
 character boundaries". The output is always the original text with these spans cut; text is
 never rebuilt from tokens.
+
+Only two numbers per token enter that formula: S_i = min_{j>=i} s_j and P_i = max_{j<=i} e_j
+(both non-decreasing in i). A subword tokenizer computes the extents while it encodes, so the
+tokenize stage keeps S and P beside the tokens (`CHARS_FILES`, see `pack_char_bounds`) and the
+remove stage reads them back (`ShardChars`) instead of encoding the documents a second time.
 """
 from __future__ import annotations
 
@@ -71,16 +76,117 @@ def shrink_to_chars(cstart: np.ndarray, cend: np.ndarray, ts: np.ndarray, te: np
     return a, np.maximum(a, b)
 
 
+# Per shard of a subword tokenizer: chars.npy, uint8 (2, n): row 0 the deltas of S, row 1 those
+# of P (module docstring), each from the token before in its document (from 0 at its first
+# token); chars_x.npy, int64 (3, k): position, row and value of every delta of 255 or more
+# (stored as 255 in chars.npy). Two bytes a token: a delta is one token's length in
+# characters, nearly always under 255.
+CHARS_FILES = ("chars.npy", "chars_x.npy")
+
+
+def pack_char_bounds(cstart: np.ndarray, cend: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(deltas, exceptions) as stored in CHARS_FILES, for a run of documents whose tokens'
+    character extents (within each document) are cstart/cend, `counts` tokens each.
+
+    Vectorized over the whole run: each document's values are lifted by the extents of the
+    documents before it, so one running maximum (and one reversed running minimum) over the
+    run gives every document's own, the documents never mixing."""
+    cstart = np.asarray(cstart, dtype=np.int64)
+    cend = np.asarray(cend, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    n = len(cstart)
+    if n == 0:
+        return np.zeros((2, 0), np.uint8), np.zeros((3, 0), np.int64)
+    if np.any(cstart < 0) or np.any(cend < cstart):
+        raise ValueError("token character extents must have 0 <= start <= end")
+    starts = np.zeros(len(counts), np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    full = counts > 0
+    extent = np.zeros(len(counts), np.int64)
+    extent[full] = np.maximum.reduceat(cend, starts[full])  # every value of a document is <= its extent
+    base = np.zeros(len(counts), np.int64)
+    np.cumsum(extent[:-1], out=base[1:])
+    lift = np.repeat(base, counts)
+    P = np.maximum.accumulate(cend + lift) - lift
+    S = np.minimum.accumulate((cstart + lift)[::-1])[::-1] - lift
+    first = starts[full]
+    rows = []
+    for v in (S, P):
+        d = np.empty(n, np.int64)
+        d[0] = v[0]
+        np.subtract(v[1:], v[:-1], out=d[1:])
+        d[first] = v[first]
+        rows.append(d)
+    deltas = np.stack(rows)
+    big_row, big_pos = np.nonzero(deltas >= native.CHAR_ESCAPE)
+    order = np.lexsort((big_row, big_pos))
+    big_row, big_pos = big_row[order], big_pos[order]
+    exceptions = np.stack([big_pos, big_row, deltas[big_row, big_pos]]).astype(np.int64)
+    return np.minimum(deltas, native.CHAR_ESCAPE).astype(np.uint8), exceptions
+
+
+class ShardChars:
+    """The character bounds a subword tokenizer gave one shard's tokens (CHARS_FILES), read
+    back to map token spans to character spans without encoding anything again."""
+
+    def __init__(self, deltas: np.ndarray, exceptions: np.ndarray, doc_start: np.ndarray) -> None:
+        self.deltas = deltas
+        self.doc_start = np.asarray(doc_start, dtype=np.int64)
+        self.exc = [(np.ascontiguousarray(exceptions[0][exceptions[1] == r]),
+                     np.ascontiguousarray(exceptions[2][exceptions[1] == r])) for r in (0, 1)]
+
+    @classmethod
+    def load(cls, shard_dir: Path, doc_start: np.ndarray) -> "ShardChars | None":
+        """The shard's bounds, or None when it has none (the bytes tokenizer keeps none)."""
+        from .workspace import load_npy
+
+        shard_dir = Path(shard_dir)
+        if not all((shard_dir / f).exists() for f in CHARS_FILES):
+            return None
+        return cls(load_npy(shard_dir / CHARS_FILES[0]), np.load(shard_dir / CHARS_FILES[1]), doc_start)
+
+    def values(self, row: int, pos: np.ndarray) -> np.ndarray:
+        """S (row 0) or P (row 1) at shard positions `pos`, in any order."""
+        pos = np.asarray(pos, dtype=np.int64)
+        order = np.argsort(pos, kind="stable")
+        out = np.empty(len(pos), np.int64)
+        out[order] = native.char_values(np.ascontiguousarray(self.deltas[row]), self.doc_start[:-1],
+                                        *self.exc[row], pos[order])
+        return out
+
+    def spans(self, doc: np.ndarray, ts: np.ndarray, te: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Character spans of token spans [ts, te) of documents `doc` (indices in the shard):
+        shrink_to_chars, from the kept bounds."""
+        doc = np.asarray(doc, dtype=np.int64)
+        ts = np.asarray(ts, dtype=np.int64)
+        te = np.asarray(te, dtype=np.int64)
+        if not len(doc):
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        a0, ntok = self.doc_start[doc], self.doc_start[doc + 1] - self.doc_start[doc]
+        if np.any(ts < 0) or np.any(te <= ts) or np.any(te > ntok):
+            raise ValueError("token spans must have 0 <= start < end <= the document's tokens")
+        S = self.values(0, np.concatenate([a0 + ts, a0 + np.minimum(te, ntok - 1)]))
+        P = self.values(1, np.concatenate([a0 + np.maximum(ts - 1, 0), a0 + te - 1]))
+        m = len(doc)
+        a = np.maximum(S[:m], np.where(ts > 0, P[:m], 0))
+        b = np.minimum(P[m:], np.where(te < ntok, S[m:], np.iinfo(np.int64).max))
+        return a, np.maximum(a, b)
+
+
 def char_spans(tok: "Tokenizer", texts_of, tokens: np.ndarray, doc_start: np.ndarray, doc_ids: np.ndarray,
-               doc: np.ndarray, ts: np.ndarray, te: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               doc: np.ndarray, ts: np.ndarray, te: np.ndarray,
+               chars: ShardChars | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Character spans (code points, within each document) of token spans in one shard.
 
     tokens/doc_start/doc_ids: the shard; doc, ts, te: the spans (document index in the shard,
-    token offsets in the document); texts_of(doc_ids) -> the documents' texts. Subword
-    tokenizers re-encode only the documents that have spans, and must give the same ids.
+    token offsets in the document); texts_of(doc_ids) -> the documents' texts. With `chars`
+    (the shard's kept bounds, ShardChars.load) a subword tokenizer's spans are read from
+    them; without, the documents that have spans are encoded again, and must give the same ids.
     """
     if isinstance(tok, ByteTokenizer):
         return tok.char_spans_in_shard(tokens, doc_start, doc, ts, te)
+    if chars is not None:
+        return chars.spans(doc, ts, te)
     cs = np.zeros(len(doc), np.int64)
     ce = np.zeros(len(doc), np.int64)
     docs = np.unique(doc)
@@ -174,6 +280,18 @@ class _ModelFile:
         counts = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         return (np.concatenate(encoded) if encoded else np.zeros(0, self.dtype)), counts
 
+    def encode_flat_offsets(self, texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """encode_flat, with every token's character extent in its text: (ids, counts,
+        char_start, char_end), from one encoding (the same as encode_offsets')."""
+        out = self.encode_offsets(texts)
+        counts = np.fromiter((len(o[0]) for o in out), dtype=np.int64, count=len(out))
+        if not out:
+            z = np.zeros(0, np.int64)
+            return np.zeros(0, self.dtype), counts, z, z
+        return (np.concatenate([o[0] for o in out]).astype(self.dtype, copy=False), counts,
+                np.concatenate([o[1] for o in out]).astype(np.int64, copy=False),
+                np.concatenate([o[2] for o in out]).astype(np.int64, copy=False))
+
     @property
     def dtype(self) -> np.dtype:
         return id_dtype(self.vocab_size)
@@ -203,6 +321,16 @@ class HFTokenizer(_ModelFile):
             out.append((np.array(e.ids, dtype=self.dtype), off[:, 0], off[:, 1]))
         return out
 
+    def encode_flat_offsets(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        # one encode_batch gives ids and offsets; both are read flat, with no array per text
+        encs = self.tok.encode_batch(texts, add_special_tokens=False)
+        counts = np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs))
+        total = int(counts.sum())
+        ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in encs), dtype=self.dtype, count=total)
+        off = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.offsets for e in encs)),
+                          dtype=np.int64, count=2 * total).reshape(-1, 2)
+        return ids, counts, off[:, 0].copy(), off[:, 1].copy()
+
 
 class SPTokenizer(_ModelFile):
     takes_bytes = True  # sentencepiece reads UTF-8 bytes as it reads str, ids alike
@@ -229,14 +357,13 @@ class SPTokenizer(_ModelFile):
         counts = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
         return np.fromiter(itertools.chain.from_iterable(ids), dtype=self.dtype, count=int(counts.sum())), counts
 
-    def encode_offsets(self, texts: list[str]):
-        from . import native
-
+    def encode_offsets(self, texts: list):
+        """texts may be str or their UTF-8 bytes (as encode_flat takes them)."""
         out = []
         protos = self.sp.encode(texts, out_type="serialized_proto", num_threads=self.threads)
         for t, proto in zip(texts, protos):
             ids, begin, end = native.spm_pieces(proto)
-            b2c = _byte_to_char(t.encode("utf-8"))
+            b2c = _byte_to_char(t if isinstance(t, bytes) else t.encode("utf-8"))
             out.append((ids.astype(self.dtype), b2c[begin], b2c[end]))
         return out
 

@@ -8,7 +8,9 @@ never the copy that was kept. keep="none": every window of a repeated group goes
 A document's removed tokens are the union of its duplicate windows, as maximal runs
 (spans); it is dropped when removed / n_tokens > drop_fraction (IEEE double). Each span
 records the source of its first window (DESIGN.md) and its character offsets, shrunk
-inward to whole characters. Results go to the database: `spans` and `documents`.
+inward to whole characters: for a subword tokenizer from the character bounds the tokenize
+stage kept beside the tokens (tokenizers.ShardChars), so no document is encoded again.
+Results go to the database: `spans` and `documents`.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import numpy as np
 from .. import db, faults, native
 from ..progress import bar
 from ..store import TextStore
-from ..tokenizers import char_spans
+from ..tokenizers import ByteTokenizer, ShardChars, char_spans
 from ..workspace import load_npy, writable_npy
 from ..keep import decisions_digest
 from .base import Context, Stage
@@ -134,7 +136,8 @@ class Remove(Stage):
         at = 0
         for k, (_, _, (sd, ss, se, _)) in enumerate(per_shard):
             tokens = load_npy(shards.dirs[k] / "tokens.npy")
-            cs, ce = char_spans(tok, store.texts, tokens, shards.offsets[k], shards.doc_ids[k], sd, ss, se)
+            cs, ce = char_spans(tok, store.texts, tokens, shards.offsets[k], shards.doc_ids[k], sd, ss, se,
+                                chars=self._chars(tok, shards, k))
             np.add.at(removed_chars[k], sd, ce - cs)
             m = len(sd)
             for col, arr in zip(span_cols, (shards.doc_ids[k][sd], ss, se, cs, ce, shards.gdoc[src_idx[at:at + m]],
@@ -182,5 +185,12 @@ class Remove(Stage):
             start = src_off[m]
             end = np.minimum(start + length[m], ntok)
             tokens = load_npy(shards.dirs[k] / "tokens.npy")
-            cs[m], ce[m] = char_spans(tok, store.texts, tokens, offsets, shards.doc_ids[k], local, start, end)
+            cs[m], ce[m] = char_spans(tok, store.texts, tokens, offsets, shards.doc_ids[k], local, start, end,
+                                      chars=Remove._chars(tok, shards, k))
         return cs, ce
+
+    @staticmethod
+    def _chars(tok, shards: _Shards, k: int) -> ShardChars | None:
+        """Shard k's kept character bounds (a subword tokenizer's; the tokenize stage's record
+        lists them, so a current stage has them)."""
+        return None if isinstance(tok, ByteTokenizer) else ShardChars.load(shards.dirs[k], shards.offsets[k])

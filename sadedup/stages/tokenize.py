@@ -4,7 +4,10 @@ Documents stream through the tokenizer in batches (the tokenizer libraries encod
 all cores); a shard is written as soon as the next document would take it over
 `shard_tokens`, so memory holds one shard at most. A document longer than that gets a shard
 of its own. Per shard: tokens.npy (uint8 / uint16 / uint32 by vocabulary), docs.npy (doc_id
-per document, int64) and offsets.npy (the documents' token offsets, ndocs+1). Windows never
+per document, int64) and offsets.npy (the documents' token offsets, ndocs+1); a subword
+tokenizer's shards also keep the character bounds of their tokens, chars.npy and chars_x.npy
+(sadedup/tokenizers.py: two bytes a token), taken from the same encoding, so that the remove
+stage maps token spans to characters without encoding the documents again. Windows never
 cross documents, so shards need no separators. A rerun keeps every finished shard: the
 encoding is deterministic, so the shards after it come out the same.
 """
@@ -22,7 +25,8 @@ from ..errors import ConfigError, SadedupError
 from ..keep import candidate_documents, order_settings, visiting_order
 from .. import faults
 from ..progress import bar, say
-from ..tokenizers import ByteTokenizer, Tokenizer, load_tokenizer, model_digest, parse_spec, train
+from ..tokenizers import (CHARS_FILES, ByteTokenizer, Tokenizer, load_tokenizer, model_digest, pack_char_bounds,
+                          parse_spec, train)
 from ..store import TextStore
 from ..workspace import save_npy, save_npy_bytes
 from .base import Context, Stage, chain
@@ -30,6 +34,23 @@ from .sizing import split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
 BATCH_BYTES = 4 << 20
+
+
+def shard_files(spec: str) -> tuple[str, ...]:
+    """The files of a shard made with tokenizer `spec`: a subword tokenizer's keep the
+    character bounds too (the bytes tokenizer's are the bytes themselves)."""
+    return SHARD_FILES if parse_spec(spec)[0] == "bytes" else SHARD_FILES + CHARS_FILES
+
+
+def _piece(tokens: np.ndarray | None, chars, a: int, b: int) -> tuple:
+    """Tokens [a, b) of a batch, with their character bounds (deltas, exceptions rebased to a)."""
+    if chars is None:
+        return tokens[a:b], None, None
+    deltas, exc = chars
+    lo, hi = np.searchsorted(exc[0], [a, b])
+    x = exc[:, lo:hi].copy()
+    x[0] -= a
+    return tokens[a:b], deltas[:, a:b], x
 
 
 def folder_of(ws) -> Path:
@@ -77,8 +98,9 @@ class Tokenize(Stage):
         if not (folder / "shards.json").exists():
             return False
         n = len(json.loads((folder / "shards.json").read_text())["shards"])
+        files = shard_files(ctx.wf.substring.tokenizer)
         return all(ctx.ws.is_done(self.name, chain(key, k), shard=k,
-                                  files=[folder / f"shard_{k:05d}" / f for f in SHARD_FILES]) for k in range(n))
+                                  files=[folder / f"shard_{k:05d}" / f for f in files]) for k in range(n))
 
     def summary(self, d: dict[str, Any]) -> str:
         return (f"tokenize: {d['documents']} documents, {d['tokens']} tokens ({d['tokenizer']}) in {d['shards']} "
@@ -129,6 +151,7 @@ class Tokenize(Stage):
         size = self.shard_size(ctx)
         store = TextStore(ws.root)
         doc_ids = self.visiting_order(ctx)
+        files = shard_files(ctx.wf.substring.tokenizer)
         folder.mkdir(parents=True, exist_ok=True)
 
         # finished shards are kept (a corrupt one is rebuilt from its own documents);
@@ -141,10 +164,11 @@ class Tokenize(Stage):
             sdir = folder / f"shard_{k:05d}"
             if row.status != "done":
                 break
-            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in SHARD_FILES]):
+            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in files]):
                 ids = doc_ids[d["first"]:d["end"]]
-                tokens, counts = next(self._batches(tok, store, ids, 0, batch_bytes=None))[1:]
-                self._write(ctx, key, folder, k, [tokens], counts.tolist(), doc_ids, d["first"], tok, store)
+                _, tokens, counts, chars = next(self._batches(tok, store, ids, 0, batch_bytes=None))
+                pieces = [] if tokens is None else [_piece(tokens, chars, 0, len(tokens))]
+                self._write(ctx, key, folder, k, pieces, counts.tolist(), doc_ids, d["first"], tok, store)
                 rebuilt += 1
             names.append(sdir.name)
             token_counts.append(d["tokens"])
@@ -157,25 +181,29 @@ class Tokenize(Stage):
         total_bytes = int(store.nbytes(doc_ids).sum())
         with bar(f"tokenize ({tok.spec})", total_bytes, "bytes") as b:
             b.advance(int(store.nbytes(doc_ids[:start]).sum()))
-            shard_tokens_acc: list[np.ndarray] = []
+            shard_tokens_acc: list[tuple] = []
             shard_counts: list[int] = []
             shard_first = start
             acc = 0
-            for i, tokens, counts in self._batches(tok, store, doc_ids, start):
+            for i, tokens, counts, chars in self._batches(tok, store, doc_ids, start):
                 b.advance(int(store.nbytes(doc_ids[i:i + len(counts)]).sum()))
-                at = 0
+                # the batch goes to the shards in pieces: the documents between two shard cuts
+                at = seg = 0
                 for c in counts.tolist():
                     if acc and acc + c > size:
+                        if tokens is not None and at > seg:
+                            shard_tokens_acc.append(_piece(tokens, chars, seg, at))
+                        seg = at
                         names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts,
                                                  doc_ids, shard_first, tok, store))
                         token_counts.append(acc)
                         shard_first += len(shard_counts)
                         shard_tokens_acc, shard_counts, acc = [], [], 0
-                    if tokens is not None:
-                        shard_tokens_acc.append(tokens[at:at + c])
                     shard_counts.append(c)
                     acc += c
                     at += c
+                if tokens is not None and at > seg:
+                    shard_tokens_acc.append(_piece(tokens, chars, seg, at))
             if shard_counts or not names:
                 names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts, doc_ids,
                                          shard_first, tok, store))
@@ -198,11 +226,13 @@ class Tokenize(Stage):
 
     @staticmethod
     def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray, start: int,
-                 batch_bytes: int | None = BATCH_BYTES) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """(first index, concatenated tokens, tokens per document) for batches of documents.
+                 batch_bytes: int | None = BATCH_BYTES) -> Iterator[tuple[int, np.ndarray | None, np.ndarray, tuple | None]]:
+        """(first index, concatenated tokens, tokens per document, character bounds) for
+        batches of documents; tokens and bounds are None for the bytes tokenizer.
 
         A subword tokenizer encodes the next batch on a helper thread (the libraries release
-        the GIL) while this one is gathered and written, so the stage adds little to them."""
+        the GIL) while this one is gathered and written, so the stage adds little to them. The
+        bounds (pack_char_bounds) come from that same encoding."""
         sizes = store.nbytes(doc_ids)
         ends = np.cumsum(sizes)
         bounds = []
@@ -215,24 +245,25 @@ class Tokenize(Stage):
             i = j
         if isinstance(tok, ByteTokenizer):  # the tokens are the stored bytes: _write copies them
             for i, j in bounds:
-                yield i, None, sizes[i:j]
+                yield i, None, sizes[i:j], None
             return
 
-        def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+        def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray, tuple]:
             docs = doc_ids[i:j]
-            tokens, counts = tok.encode_flat(store.raw(docs) if tok.takes_bytes else store.texts(docs))
-            return tokens.astype(tok.dtype, copy=False), counts
+            tokens, counts, cs, ce = tok.encode_flat_offsets(store.raw(docs) if tok.takes_bytes else store.texts(docs))
+            return tokens.astype(tok.dtype, copy=False), counts, pack_char_bounds(cs, ce, counts)
 
         with ThreadPoolExecutor(1) as pool:
             ahead = pool.submit(encode, *bounds[0]) if bounds else None
             for n, (i, j) in enumerate(bounds):
-                tokens, counts = ahead.result()
+                tokens, counts, chars = ahead.result()
                 if n + 1 < len(bounds):
                     ahead = pool.submit(encode, *bounds[n + 1])
-                yield i, tokens, counts
+                yield i, tokens, counts, chars
 
     def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok, store: TextStore) -> str:
-        """One shard's files from its tokens (`parts`), or, for bytes, from the store."""
+        """One shard's files from its pieces (`parts`: tokens, and for a subword tokenizer
+        their character bounds), or, for bytes, from the store."""
         sdir = folder / f"shard_{k:05d}"
         sdir.mkdir(exist_ok=True)
         ids = doc_ids[first:first + len(counts)].astype(np.int64)
@@ -245,9 +276,19 @@ class Tokenize(Stage):
             else:
                 save_npy(sdir / "tokens.npy", tok.gather(store.data, store.offsets, ids)[0])
         else:
-            tokens = np.concatenate(parts) if parts else np.zeros(0, tok.dtype)
+            tokens = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, tok.dtype)
             save_npy(sdir / "tokens.npy", tokens.astype(tok.dtype, copy=False))
-        ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in SHARD_FILES], artifact=sdir,
+            deltas = np.concatenate([p[1] for p in parts], axis=1) if parts else np.zeros((2, 0), np.uint8)
+            at, exc = 0, []
+            for p in parts:  # exceptions move from their piece's start to the shard's
+                x = p[2].copy()
+                x[0] += at
+                exc.append(x)
+                at += p[0].shape[0]
+            save_npy(sdir / CHARS_FILES[0], np.ascontiguousarray(deltas))
+            save_npy(sdir / CHARS_FILES[1], np.concatenate(exc, axis=1) if exc else np.zeros((3, 0), np.int64))
+        files = shard_files(ctx.wf.substring.tokenizer)
+        ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in files], artifact=sdir,
                     tokens=int(offsets[-1]), documents=len(counts), first=first, end=first + len(counts))
         faults.point("tokenize.shard")
         return sdir.name

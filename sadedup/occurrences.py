@@ -37,7 +37,7 @@ from .progress import say
 from .stages.base import Context, ShardJob, Stage, chain
 from .stages.tokenize import folder_of, run_tokenizer, shard_dirs
 from .store import TextStore
-from .tokenizers import Tokenizer, char_spans
+from .tokenizers import ByteTokenizer, ShardChars, Tokenizer, char_spans
 from .workspace import Workspace, load_npy, save_npy, task_sums
 
 PathLike = str | os.PathLike[str]
@@ -232,6 +232,7 @@ class Occurrences:
             self.shards.append(_Shard(tokens, sa, load_npy(d / "offsets.npy"), load_npy(d / "docs.npy"), d))
         plan = json.loads((folder_of(ws) / "shards.json").read_text())
         self.dtype = np.dtype(plan["dtype"])
+        self._chars: dict[int, ShardChars | None] = {}
 
     def tokens(self, text: str) -> np.ndarray:
         """TEXT's tokens, tokenized alone with the run's tokenizer (no special tokens)."""
@@ -311,10 +312,20 @@ class Occurrences:
             offsets = np.asarray(s.offsets, dtype=np.int64)
             doc = np.searchsorted(offsets, pos, side="right") - 1
             ts = pos - offsets[doc]
-            cs, ce = char_spans(self.tok, self.store.texts, s.tokens, offsets, np.asarray(s.doc_ids), doc, ts, ts + m)
+            cs, ce = char_spans(self.tok, self.store.texts, s.tokens, offsets, np.asarray(s.doc_ids), doc, ts, ts + m,
+                                chars=self._shard_chars(k))
             rows += zip(np.asarray(s.doc_ids)[doc].tolist(), cs.tolist(), ce.tolist())
         ext = self._ext_ids(sorted({d for d, _, _ in rows}))
         return [{"doc_id": d, "ext_id": ext.get(d), "char_start": a, "char_end": b} for d, a, b in rows]
+
+    def _shard_chars(self, k: int) -> ShardChars | None:
+        """A subword tokenizer's character bounds kept beside shard k's tokens, so a listed
+        document is not encoded again (None: bytes, or shards tokenized without them)."""
+        if k not in self._chars:
+            s = self.shards[k]
+            self._chars[k] = None if isinstance(self.tok, ByteTokenizer) else \
+                ShardChars.load(s.folder, np.asarray(s.offsets, dtype=np.int64))
+        return self._chars[k]
 
     def _ext_ids(self, doc_ids: list[int]) -> dict[int, Any]:
         out: dict[int, Any] = {}

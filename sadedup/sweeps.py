@@ -52,12 +52,13 @@ from .executor import Executor, make_executor
 from .keep import candidate_documents
 from .stages.base import Context
 from .stages.build import sorted_dirs
+from .stages.candidates import window_dirs
 from .stages.exact import open_texts
-from .stages.repeats import Repeats, ScatterShard, valid_windows
+from .stages.repeats import Repeats, valid_windows
 from .stages.tokenize import run_tokenizer, shard_dirs
 from .store import TextStore
 from .tokenizers import char_spans
-from .workspace import Workspace, load_npy, npy_in_place, save_npy, writable_npy
+from .workspace import Workspace, load_npy, save_npy, writable_npy
 
 # settings as the JSON and the command line name them
 THRESHOLD, LENGTH = "minhash_threshold", "min_length"
@@ -301,36 +302,101 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
 
 # ---- substring: the stored suffix and LCP arrays
 
+def scratch_npy(path: Path, dtype: Any, n: int) -> np.ndarray:
+    """A new 1-d .npy of n entries to fill through a map. Scratch: never flushed (it is read
+    back through the page cache and deleted before the system needs to write it), and an
+    empty one saved plainly (numpy cannot map an empty file)."""
+    if n == 0:
+        save_npy(path, np.zeros(0, dtype=dtype))
+        return np.zeros(0, dtype=dtype)
+    return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n,))
+
+
+def repeated_runs(repeated: np.ndarray, w: int) -> np.ndarray:
+    """uint8 mask: 1 at p when repeated[p:p+w] are all true (runs of true of w or more)."""
+    n = len(repeated)
+    out = np.zeros(n + 1, dtype=np.int8)
+    if n == 0 or w > n:
+        return out[:n].view(np.uint8)
+    starts, ends = _runs(repeated)
+    keep = ends - starts >= w
+    np.add.at(out, starts[keep], 1)
+    np.add.at(out, ends[keep] - w + 1, -1)
+    return np.cumsum(out[:n], dtype=np.int8).view(np.uint8)
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[start, end) of every run of true in a boolean array."""
+    edge = np.flatnonzero(np.diff(np.r_[False, mask, False].view(np.int8)))
+    return edge[0::2], edge[1::2]
+
+
+@dataclass(frozen=True)
+class CappedLcp:
+    """Task: the LCP array of a stored suffix array, capped at `cap` (a direct comparison of
+    suffix-array neighbours, at most cap tokens each): once per sweep, for all its lengths."""
+    tokens: str
+    sa: str
+    out: str
+    cap: int
+
+    def __call__(self) -> dict[str, Any]:
+        out = Path(self.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tokens, sa = load_npy(Path(self.tokens)), load_npy(Path(self.sa))
+        native.lcp_capped(tokens, sa, self.cap, out=scratch_npy(out, native.capped_lcp_dtype(self.cap), len(tokens)))
+        return {}
+
+
 @dataclass(frozen=True)
 class WindowsAt:
     """Task: one shard's in-region windows of L tokens in suffix order (wpos.npy, wl.npy in
-    out_dir), from its stored suffix array, and its LCP array capped at L first when the
-    stored one is capped below L."""
-    build_dir: str
+    out_dir), from a stored suffix array and an LCP array exact or capped at L or more.
+
+    With L at or above the run's length L0, a window of L tokens can repeat only where every
+    L0-window inside it repeats (the run's group ids, `gid`), and every occurrence of a
+    repeated one passes that test too: the windows that occur once are left out, so the
+    merge sees runs of repeated text only."""
+    build_dir: str      # tokens.npy and offsets.npy (regions or documents)
     out_dir: str
     L: int
-    recap: bool
-    sa_dir: str = ""   # the suffix array's folder when it is not build_dir's (sadedup index's)
+    sa: str
+    lcp: str
+    run_L: int = 0      # with gid: the run's window length
+    gid: str = ""       # the run's gid.npy over the same text (L >= run_L only)
 
     def __call__(self) -> dict[str, Any]:
         bdir, odir = Path(self.build_dir), Path(self.out_dir)
         odir.mkdir(parents=True, exist_ok=True)
         offsets = np.load(bdir / "offsets.npy")
         n = int(offsets[-1])
-        sa = load_npy(Path(self.sa_dir or bdir) / "sa.npy")
-        if self.recap or self.sa_dir:
-            with npy_in_place(odir / "lcp.npy", native.capped_lcp_dtype(self.L), n) as lcp:
-                native.lcp_capped(load_npy(bdir / "tokens.npy"), sa, self.L, out=lcp)
-            lcp = load_npy(odir / "lcp.npy")
-        else:
-            lcp = load_npy(bdir / "lcp.npy")
-        wpos, wl = native.local_windows(sa, lcp, valid_windows(offsets, n, self.L), self.L,
-                                        wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
-        del lcp
-        (odir / "lcp.npy").unlink(missing_ok=True)
+        valid = valid_windows(offsets, n, self.L)
+        if self.gid:
+            valid &= repeated_runs(load_npy(Path(self.gid)) >= 0, self.L - self.run_L + 1)
+        sa, lcp = load_npy(Path(self.sa)), load_npy(Path(self.lcp))
+        if lcp.dtype != sa.dtype and lcp.dtype != native.capped_lcp_dtype(self.L):  # capped higher, in a wider type
+            lcp = np.minimum(lcp, self.L).astype(native.capped_lcp_dtype(self.L))
+        wpos, wl = native.local_windows(sa, lcp, valid, self.L, wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
         save_npy(odir / "wpos.npy", wpos)
         save_npy(odir / "wl.npy", wl)
         return {"windows": len(wpos)}
+
+
+@dataclass(frozen=True)
+class ScatterAt:
+    """Task: the group id of the window at each position of one shard's sorted text, -1 for
+    one that occurs once (the repeats stage's kernel, into scratch)."""
+    build_dir: str
+    out_dir: str
+    gid_dtype: str
+    L: int
+
+    def __call__(self) -> dict[str, Any]:
+        odir = Path(self.out_dir)
+        gid = scratch_npy(odir / "gid.npy", self.gid_dtype, int(np.load(Path(self.build_dir) / "offsets.npy")[-1]))
+        gid[:] = -1
+        return {"repeated_windows": native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), self.L,
+                                                   load_npy(odir / "run_gid.npy"), gid)}
 
 
 def _full_text_index(ws: Workspace) -> list[Path] | None:
@@ -363,28 +429,74 @@ def _state(path: Path, groups: int, budget: int) -> np.ndarray:
     return arr
 
 
-def length_answer(ws: Workspace, L: int, ctx: Context, scratch: Path) -> dict[str, Any]:
-    """The substring stage's decisions with windows of L tokens, from the stored arrays."""
+def _imap(ctx: Context, tasks: list) -> None:
+    for _ in ctx.executor.imap(tasks):
+        pass
+
+
+def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch: Path) -> list[dict[str, Any]]:
+    """The substring stage's decisions at each length (all answerable, see length_limits).
+
+    At or above the run's length L0 the build stage's arrays serve (candidate text with the
+    prefilter; an LCP array capped at the longest length is made once when the stored one is
+    capped at L0), and only runs of the run's repeated windows are read (WindowsAt). Below L0
+    the suffix arrays over all the text do: the build stage's with the prefilter off, else
+    the index's, with an LCP array made once, capped at the longest of those lengths."""
+    wf = ws.workflow
+    s = wf.substring
+    L0 = s.window
+    out: dict[int, dict[str, Any]] = {}
+    longer = [L for L in lengths if L >= L0]
+    if longer:
+        built = sorted_dirs(ws, wf)
+        top = max(longer)
+        lcps = [d / "lcp.npy" for d in built]
+        if s.prefilter and top > L0:
+            lcps = [scratch / f"lcp_{top}" / d.name / "lcp.npy" for d in built]
+            _imap(ctx, [CappedLcp(str(b / "tokens.npy"), str(b / "sa.npy"), str(o), top) for b, o in zip(built, lcps)])
+        run_gid = [d / "gid.npy" for d in window_dirs(ws, L0)]   # the repeats stage's group ids
+        for L in longer:
+            outs = [scratch / f"L{L}" / b.name for b in built]
+            _imap(ctx, [WindowsAt(str(b), str(o), L, str(b / "sa.npy"), str(lcp), L0, str(g))
+                        for b, o, lcp, g in zip(built, outs, lcps, run_gid)])
+            out[L] = _decide(ws, L, ctx, built, outs, s.prefilter)
+        for o in lcps:
+            if o.is_relative_to(scratch):
+                o.unlink()
+    shorter = [L for L in lengths if L < L0]
+    if shorter:
+        shards = shard_dirs(ws)
+        index = _full_text_index(ws) if s.prefilter else None
+        sas = [d / "sa.npy" for d in (index or shards)]
+        lcps = [d / "lcp.npy" for d in shards]
+        if index is not None:  # an index keeps no LCP array
+            top = max(shorter)
+            lcps = [scratch / f"lcp_index_{top}" / d.name / "lcp.npy" for d in shards]
+            _imap(ctx, [CappedLcp(str(d / "tokens.npy"), str(sa), str(o), top) for d, sa, o in zip(shards, sas, lcps)])
+        for L in shorter:
+            outs = [scratch / f"L{L}" / d.name for d in shards]
+            _imap(ctx, [WindowsAt(str(d), str(o), L, str(sa), str(lcp)) for d, o, sa, lcp in zip(shards, outs, sas, lcps)])
+            out[L] = _decide(ws, L, ctx, shards, outs, False)
+        for o in lcps:
+            if o.is_relative_to(scratch):
+                o.unlink()
+    return [out[L] for L in lengths]
+
+
+def _decide(ws: Workspace, L: int, ctx: Context, built: list[Path], outs: list[Path], regions: bool) -> dict[str, Any]:
+    """From each shard's windows of L tokens in suffix order (wpos.npy, wl.npy in `outs`):
+    the cross-shard merge, the group ids, the keep rule and the drop rule, in document order,
+    and the characters they remove (the stages' own kernels). `built`: the sorted text
+    (tokens, offsets; the candidate regions' starts when `regions`)."""
     from .stages.sizing import usable_budget
 
     wf = ws.workflow
     s = wf.substring
     shards = shard_dirs(ws)
-    # the arrays to read: the build stage's (over candidate text: for L at or above the run's
-    # length), or, shorter, the full-text suffix arrays of `sadedup index`
-    index = _full_text_index(ws) if s.prefilter and L < s.window else None
-    regions = s.prefilter and index is None
-    built = shards if index is not None else sorted_dirs(ws, wf)
-    folder = scratch / f"L{L}"
-    outs = [folder / d.name for d in built]
-    recap = s.prefilter and L != s.window
-    for _ in ctx.executor.imap([WindowsAt(str(b), str(o), L, recap, str(index[k]) if index else "")
-                                for k, (b, o) in enumerate(zip(built, outs))]):
-        pass
+    folder = outs[0].parent if outs else ws.root
     groups = Repeats._merge(ctx, built, outs, L, max(1, wf.run.n_workers))
     gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
-    for _ in ctx.executor.imap([ScatterShard(str(b), str(o), gid_dtype, L) for b, o in zip(built, outs)]):
-        pass
+    _imap(ctx, [ScatterAt(str(b), str(o), gid_dtype, L) for b, o in zip(built, outs)])
     for o in outs:  # only the group ids are read from here on
         for f in ("wpos.npy", "wl.npy", "run_gid.npy"):
             (o / f).unlink(missing_ok=True)
@@ -473,7 +585,7 @@ def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: l
                 if short:
                     result["unanswered"].append({"setting": LENGTH, "values": short, "why": why_not})
                 ctx = Context(ws, ex)
-                result[LENGTH] = [length_answer(ws, L, ctx, scratch) for L in lengths if L >= lowest]
+                result[LENGTH] = length_answers(ws, [L for L in lengths if L >= lowest], ctx, scratch)
             result["seconds"][LENGTH] = round(time.perf_counter() - t0, 3)
     finally:
         ex.close()

@@ -697,15 +697,15 @@ def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0,
     lengths = sw.parse_values(min_lengths, sw.LENGTH)
     if sample < 0:
         raise SadedupError(f"report: --sample must be 0 or more, not {sample}")
-    out_path = None
-    if output is not None:
-        out_path = Path(output)
-        if out_path.resolve().is_relative_to(Path(workdir).resolve()):
-            raise SadedupError(f"report {output} is inside the work folder {workdir}; write it elsewhere")
-        if not os.access(out_path.resolve().parent, os.W_OK):
-            raise SadedupError(f"report {output}: cannot write in {out_path.resolve().parent}")
-    with sw.held(workdir) as ws, sw.scratch_folder(ws) as scratch:
-        data = build_report(ws, scratch, seed, sample, thresholds, lengths, executor, workers)
+    out_path = None if output is None else Path(output)
+    with sw.held(workdir) as ws:
+        if out_path is not None:  # said before any work
+            if out_path.resolve().is_relative_to(ws.root.resolve()):
+                raise SadedupError(f"report {output} is inside the work folder {ws.root}; write it elsewhere")
+            if not os.access(out_path.resolve().parent, os.W_OK):
+                raise SadedupError(f"report {output}: cannot write in {out_path.resolve().parent}")
+        with sw.scratch_folder(ws) as scratch:
+            data = build_report(ws, scratch, seed, sample, thresholds, lengths, executor, workers)
     if out_path is not None:
         from .audit_html import render
         from .workspace import replaced

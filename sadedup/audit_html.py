@@ -670,8 +670,20 @@ def _review_section(d: dict[str, Any]) -> str:
         for c in picked:
             parts.append(f'<div class="pair"><div class="ph">cluster {num(c["cluster_id"])} \u00b7 {num(c["size"])} '
                          f'documents \u00b7 kept by rule {esc(c["keep_rule"])}</div>')
+            same = [m for m in c["dropped"] if m["text"] == c["kept"]["text"] and m["chars"] == c["kept"]["chars"]]
+            if same and len(same) == len(c["dropped"]):  # exact copies: the text once, and who they are
+                ids = ", ".join(num(m["doc_id"]) for m in same) + (" and more" if c["size"] - 1 > len(same) else "")
+                parts.append(f'<div class="two"><div class="side kept"><div class="sh">kept \u00b7 doc '
+                             f'{num(c["kept"]["doc_id"])} \u00b7 {num(c["kept"]["chars"])} chars</div>'
+                             f'<div class="tx">{clip_text(c["kept"])}</div></div><div class="side drop"><div class="sh">'
+                             f'dropped \u00b7 doc(s) {ids}</div><div class="tx muted">the same text</div></div></div>'
+                             f'</div>')
+                continue
             for m in c["dropped"]:
-                a, b = word_diff(c["kept"]["text"], m["text"])
+                if not c["kept"]["text"].strip() or not m["text"].strip():
+                    a, b = clip_text(c["kept"]), clip_text(m)
+                else:
+                    a, b = word_diff(c["kept"]["text"], m["text"])
                 sim = "" if m.get("similarity") is None else f" \u00b7 similarity {m['similarity']:.3f}"
                 parts.append(f'<div class="two"><div class="side kept"><div class="sh">kept \u00b7 doc '
                              f'{num(c["kept"]["doc_id"])} \u00b7 {num(c["kept"]["chars"])} chars</div>'
@@ -766,6 +778,15 @@ def _resources_section(d: dict[str, Any]) -> str:
     return section("resources", "Time, memory and disk", body)
 
 
+def _when(ns: Any) -> str:
+    """A file's modification time (ns since the epoch) as UTC, to the second."""
+    import datetime as dt
+
+    if not isinstance(ns, int):
+        return "\u2014"
+    return dt.datetime.fromtimestamp(ns / 1e9, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _datasheet_section(d: dict[str, Any]) -> str:
     ds = d["datasheet"]
     run = ds.get("run") or {}
@@ -780,9 +801,9 @@ def _datasheet_section(d: dict[str, Any]) -> str:
         rows.append(["trained tokenizer", run["tokenizer"]])
     for k, v in sorted((ds.get("resolved") or {}).items()):
         rows.append([f"resolved {k}", str(v)])
-    manifest = table(["input", "bytes", "modified (ns)"],
-                     [[i.get("path"), num(i.get("size")), str(i.get("mtime_ns"))] for i in ds["inputs"]],
-                     [False, True, True])
+    manifest = table(["input", "bytes", "modified (UTC)"],
+                     [[i.get("path"), num(i.get("size")), _when(i.get("mtime_ns"))] for i in ds["inputs"]],
+                     [False, True, False])
     sources = table(["source file", "documents", "characters", "input errors"],
                     [[s["source"], num(s["documents"]), num(s["chars"]), num(s["input_errors"])] for s in ds["sources"]],
                     [False, True, True, True])

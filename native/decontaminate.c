@@ -76,8 +76,19 @@ typedef struct {
  * callback gets the word and `ctx`; it returns nonzero to stop (then -1 is returned). */
 typedef int (*word_fn)(void *ctx, const word_t *w);
 
-static int64_t scan_words(const sd_dc_table *t, const uint8_t *T, int64_t s, int64_t e, word_fn on_word, void *ctx,
-                          uint32_t *fold_out, int64_t *fold_n, int64_t fold_cap) {
+/* ASCII as the table has it, one byte a character: 0 for a character that is not a word
+ * character, else its fold (ASCII folds to ASCII, one character, and NUL is no word character):
+ * most text is mostly ASCII, and this skips the decoder and the two-level lookup for it. */
+static void ascii_folds(const sd_dc_table *t, uint8_t *a) {
+    for (uint32_t c = 0; c < 128; c++) {
+        uint32_t v = prop(t, c), f[3];
+        int k = (v & 1) ? folded(t, c, v, f) : 0;
+        a[c] = (k == 1 && f[0] < 128) ? (uint8_t)f[0] : 0;
+    }
+}
+
+static int64_t scan_words(const sd_dc_table *t, const uint8_t *ascii, const uint8_t *T, int64_t s, int64_t e,
+                          word_fn on_word, void *ctx, uint32_t *fold_out, int64_t *fold_n, int64_t fold_cap) {
     int64_t cp = 0, p = s;
     int in_word = 0;
     word_t w = {0, 0, 0, 0, 0};
@@ -85,6 +96,24 @@ static int64_t scan_words(const sd_dc_table *t, const uint8_t *T, int64_t s, int
     uint32_t f[3];
     while (p < e) {
         int len;
+        if (T[p] < 0x80) {
+            uint32_t a = ascii[T[p]];
+            if (a) {
+                if (!in_word) { in_word = 1; w.b0 = p; w.c0 = cp; h = FNV_OFFSET; }
+                h = (h ^ a) * FNV_PRIME;
+                if (fold_out) {
+                    if (*fold_n >= fold_cap) return -2;
+                    fold_out[(*fold_n)++] = a;
+                }
+            } else if (in_word) {
+                in_word = 0;
+                w.b1 = p; w.c1 = cp; w.hash = mix64(h);
+                if (on_word(ctx, &w)) return -1;
+            }
+            p++;
+            cp++;
+            continue;
+        }
         uint32_t c = utf8_at(T, p, e, &len);
         uint32_t v = prop(t, c);
         if (v & 1) {
@@ -138,10 +167,12 @@ int64_t sd_dc_words(const sd_dc_table *t, const uint8_t *T, const int64_t *start
                  uint32_t *fold, int64_t *fold_off, int64_t fold_cap) {
     int64_t fold_n = 0;
     words_ctx c = {0, cap, cp_start, cp_end, hash, fold, &fold_n, fold ? fold_off : NULL};
+    uint8_t ascii[128];
+    ascii_folds(t, ascii);
     if (fold) fold_off[0] = 0;
     word_off[0] = 0;
     for (int64_t d = 0; d < ndocs; d++) {
-        int64_t got = scan_words(t, T, starts[d], ends[d], collect_word, &c, fold, &fold_n, fold_cap);
+        int64_t got = scan_words(t, ascii, T, starts[d], ends[d], collect_word, &c, fold, &fold_n, fold_cap);
         if (got < 0) return -1;
         word_off[d + 1] = c.n;
     }
@@ -193,6 +224,7 @@ typedef struct {
     int64_t margin;
     word_t *ring;         /* the last n words, word i at i % n */
     int64_t nw;           /* words of the document so far */
+    int pos;              /* nw % n: where the next word goes, and once n words are in, the oldest */
     uint64_t r, top;      /* rolling polynomial of the last n hashes; POLY^(n-1) */
     int64_t doc;          /* index of the document in this call */
     /* the span being grown: its code points and the n-gram that opened it */
@@ -203,13 +235,13 @@ typedef struct {
     int64_t *hit_doc, *hit_ng, hit_cap, nhit;
 } scan_ctx;
 
-/* Do the folded code points of the corpus words in the ring, from ring word `first` on, equal
- * those of eval words g .. g+n-1? */
-static int same_as_eval(const scan_ctx *s, int64_t first, int64_t g) {
+/* Do the folded code points of the last n corpus words (the ring, oldest first) equal those
+ * of eval words g .. g+n-1? */
+static int same_as_eval(const scan_ctx *s, int64_t g) {
     const sd_dc_evalset *e = s->e;
     uint32_t f[3];
-    for (int j = 0; j < s->n; j++) {
-        const word_t *w = &s->ring[(first + j) % s->n];
+    for (int j = 0, r = s->pos; j < s->n; j++, r = r + 1 == s->n ? 0 : r + 1) {
+        const word_t *w = &s->ring[r];
         int64_t q = e->fold_off[g + j], qend = e->fold_off[g + j + 1];
         int64_t p = w->b0;
         while (p < w->b1) {
@@ -233,7 +265,7 @@ static int64_t lookup(const scan_ctx *s, uint64_t key) {
     uint64_t b = key >> (64 - e->bbits);
     for (int64_t k = e->bucket[b]; k < e->bucket[b + 1]; k++) {
         if (e->hash[k] > key) break;
-        if (e->hash[k] == key && same_as_eval(s, s->nw - s->n, e->word[k])) return k;
+        if (e->hash[k] == key && same_as_eval(s, e->word[k])) return k;
     }
     return -1;
 }
@@ -253,15 +285,16 @@ static int flush(scan_ctx *s, int64_t limit) {
 static int scan_word(void *vctx, const word_t *w) {
     scan_ctx *s = vctx;
     int n = s->n;
-    word_t *slot = &s->ring[s->nw % n];
+    word_t *slot = &s->ring[s->pos];
     if (s->nw >= n) s->r -= slot->hash * s->top; /* the word leaving the window */
     *slot = *w;
     s->r = s->r * POLY + w->hash;
     s->nw++;
+    if (++s->pos == n) s->pos = 0;
     if (s->nw < n) return 0;
     int64_t k = lookup(s, mix64(s->r));
     if (k < 0) return 0;
-    int64_t c0 = s->ring[(s->nw - n) % n].c0 - s->margin;
+    int64_t c0 = s->ring[s->pos].c0 - s->margin;
     int64_t c1 = w->c1 + s->margin; /* cut at the document's end when the span is written */
     if (c0 < 0) c0 = 0;
     if (s->pending && c0 <= s->p1) {
@@ -297,11 +330,13 @@ int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *
     if (e->ne == 0) return ndocs;
     s.ring = malloc(sizeof(word_t) * (size_t)e->n);
     if (!s.ring) return -1;
+    uint8_t ascii[128];
+    ascii_folds(t, ascii);
     int64_t d;
     for (d = 0; d < ndocs; d++) {
         int64_t sp0 = s.nsp, h0 = s.nhit;
-        s.doc = d; s.nw = 0; s.r = 0; s.pending = 0;
-        int64_t nchars = scan_words(t, T, starts[d], ends[d], scan_word, &s, NULL, NULL, 0);
+        s.doc = d; s.nw = 0; s.pos = 0; s.r = 0; s.pending = 0;
+        int64_t nchars = scan_words(t, ascii, T, starts[d], ends[d], scan_word, &s, NULL, NULL, 0);
         if (nchars < 0 || flush(&s, nchars)) { /* out of room: this document is redone by the next call */
             s.nsp = sp0; s.nhit = h0;
             break;

@@ -531,8 +531,9 @@ def dc_scan(texts, starts: np.ndarray, ends: np.ndarray, ev: dict[str, np.ndarra
         ht = np.empty((2, cap), dtype=np.int64)
         done, nsp, nhit = _native.dc_scan(*t, *eargs, text, _buf(starts[at:]), _buf(ends[at:]), int(margin),
                                           *(sp[i] for i in range(4)), ht[0], ht[1])
-        if done == 0:  # one document needs more room than the buffers have: grow them
+        if done < len(starts) - at:  # out of room: the rest goes with larger buffers
             cap *= 4
+        if done == 0:
             continue
         sp[0, :nsp] += at
         ht[0, :nhit] += at

@@ -353,7 +353,7 @@ def _measured_points(r: Reader, store: sw.MinhashStore, scratch: Path) -> dict[s
                      "agreement_high": _r(hi), "s_curve_theory": _r(s(mean_j)), "s_curve_measured": _r(s(p)),
                      "s_curve_low": _r(s(lo)), "s_curve_high": _r(s(hi))})
     t = cfg.threshold
-    said = store.sim[take] >= t        # what the stage decided for these pairs
+    said = sw.verified_at(r.ws, store, t)[0][take]   # what the stage decided for these pairs
     true = jac >= t
     tp, fp, fn = int((said & true).sum()), int((said & ~true).sum()), int((~said & true).sum())
     prec, rec = wilson(tp, tp + fp), wilson(tp, tp + fn)

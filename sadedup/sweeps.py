@@ -264,6 +264,18 @@ class _SplitSimilarity:
         return self._fn(a, b)
 
 
+def verified_at(ws: Workspace, store: MinhashStore, t: float) -> tuple[np.ndarray, float | np.ndarray]:
+    """At minhash.threshold t, as the stage decides: which candidate pairs verify, and the
+    drift floor (one, or per document with [[sources]] thresholds: a pair verifies at the
+    higher of its two documents' thresholds, a member joins at the floor of the higher)."""
+    from .stages.minhash import MinHash
+
+    thr = MinHash.thresholds(ws, store.doc_ids, dataclasses.replace(store.cfg, threshold=t))
+    if thr is None:
+        return store.sim >= t, mh.drift_floor(t)
+    return store.sim >= np.maximum(thr[store.pi], thr[store.pj]), np.maximum(0.0, (3.0 * thr - 1.0) / 2.0)
+
+
 def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[float],
                       scratch: Path) -> list[dict[str, Any]]:
     """Per threshold, the minhash stage's decisions at it: documents it sees, kept, dropped as
@@ -279,7 +291,7 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
         return out
     # components at the lowest threshold hold those of every higher one: the documents whose
     # similarities a cut may ask for
-    low = store.sim >= min(thresholds)
+    low = verified_at(ws, store, min(thresholds))[0]
     needed = np.zeros(0, np.int64)
     if low.any():
         root = native.components(len(nodes), ei[low], ej[low])
@@ -288,10 +300,10 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
     similarity = _SplitSimilarity(store, nodes, needed, scratch)
     n = len(store.doc_ids)
     for t in thresholds:
-        ok = store.sim >= t
-        at = dataclasses.replace(cfg, threshold=t)
+        ok, floors = verified_at(ws, store, t)
         kept, member, cluster, _ = MinHash._clusters(ws, store.doc_ids, store.n_chars, nodes, ei[ok], ej[ok],
-                                                     store.sim[ok], similarity, mh.drift_floor(t), at)
+                                                     store.sim[ok], similarity, floors,
+                                                     dataclasses.replace(cfg, threshold=t))
         dropped = np.searchsorted(store.doc_ids, member[member != kept[cluster]]) if len(member) else \
             np.zeros(0, np.int64)
         out.append({"value": t, "documents": n, "kept": n - len(dropped), "dropped": int(len(dropped)),

@@ -101,6 +101,32 @@ def test_minhash_thresholds_equal_real_runs(root, verify):
     assert drops[0] > drops[1] > drops[2] > 0, drops  # the corpus tells the thresholds apart
 
 
+def test_minhash_thresholds_with_per_source_settings(root):
+    """A source with a threshold of its own (pairs verify at the stricter of their two
+    documents') and a priority (the copy kept): changing minhash.threshold moves the others."""
+    docs = [json.loads(line) for line in (root / "in.jsonl").read_text().splitlines()]
+    half = len(docs) // 2
+    for name, part in (("a.jsonl", docs[:half]), ("b.jsonl", docs[half:])):
+        (root / name).write_text("".join(json.dumps(d) + "\n" for d in part))
+    flow = root / "flow.toml"
+    flow.write_text('stages = ["exact", "minhash"]\n\n[[sources]]\nmatch = "*b.jsonl"\nminhash.threshold = 0.9\n'
+                    'priority = 1\n')
+
+    def run(name: str, *sets: str) -> Path:
+        sadedup.run([root / "a.jsonl", root / "b.jsonl"], root / f"{name}.jsonl", root / name, workflow=flow,
+                    overrides=[*sets, "run.workers=1"], executor="inline", quiet=True)
+        return root / name
+
+    w = run("mh-sources")
+    detail = json.loads(db_rows(w, "SELECT detail FROM stages WHERE stage = 'minhash' AND shard = -1")[0][0])
+    assert detail["source_thresholds"] == [0.8, 0.9]
+    got = {r["value"]: r for r in sadedup.sweep(w, "0.6,0.75,0.95")["minhash_threshold"]}
+    for t in (0.6, 0.75, 0.95):
+        real = minhash_decisions(run(f"mh-sources-{t}", f"minhash.threshold={t}"))
+        assert {k: got[t][k] for k in real} == real, t
+    assert got[0.6]["dropped"] > got[0.75]["dropped"]
+
+
 def test_minhash_sweep_of_a_folder_that_kept_no_pairs(root):
     """A minhash stage that ran before the candidate pairs were kept: they are made again from
     its band hashes and signatures, with the same answers."""

@@ -498,9 +498,11 @@ def _top_passages(r: Reader, method: str) -> list[dict[str, Any]]:
                 "min(char_end) FROM spans WHERE method = ? AND src_item_id IS NOT NULL GROUP BY src_item_id "
                 "ORDER BY n DESC, src_item_id LIMIT ?", (method, TOP)).fetchall():
             e = con.execute("SELECT eval_file, eval_row, field FROM eval_items WHERE item_id = ?", (item,)).fetchone()
+            examples = [d for (d,) in con.execute("SELECT DISTINCT doc_id FROM spans WHERE src_item_id = ? AND "
+                                                  "method = ? ORDER BY doc_id LIMIT 5", (item, method))]
             found.append({"count": n, "documents": docs, "eval_item": None if e is None else
                           {"item_id": item, "eval_file": e[0], "eval_row": e[1], "field": e[2]},
-                          "source": r.snippet(doc, a, b, limit=400), "examples": [doc]})
+                          "source": r.snippet(doc, a, b, limit=400), "examples": examples})
     found.sort(key=lambda x: -x["count"])
     return found[:TOP]
 

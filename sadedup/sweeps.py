@@ -276,11 +276,37 @@ def verified_at(ws: Workspace, store: MinhashStore, t: float) -> tuple[np.ndarra
     return store.sim >= np.maximum(thr[store.pi], thr[store.pj]), np.maximum(0.0, (3.0 * thr - 1.0) / 2.0)
 
 
+def _stars(nodes_n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.ndarray,
+           floor: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The components (over verified pairs) whose best-ranked node has a verified pair with
+    every other member at or above the drift floor: the stage's cut keeps each of them whole,
+    around that node (lsh.cluster, its first step, and nothing is left for a second). Returns
+    per node its component root, the roots of those components and their best nodes."""
+    root = native.components(nodes_n, ei, ej)
+    inside = np.unique(np.concatenate([ei, ej]))
+    size = np.bincount(root[inside], minlength=nodes_n)
+    order = inside[np.lexsort((rank[inside], root[inside]))]
+    first = np.r_[True, root[order][1:] != root[order][:-1]]
+    best = np.full(nodes_n, -1, dtype=np.int64)
+    best[root[order[first]]] = order[first]
+    k = best[root[ei]]
+    other = np.where(ei == k, ej, np.where(ej == k, ei, -1))
+    need = floor if np.isscalar(floor) else np.maximum(floor[k], floor[np.maximum(other, 0)])
+    ok = (other >= 0) & (esim >= need)
+    reached = np.bincount(root[ei][ok], minlength=nodes_n)
+    roots = root[order[first]]
+    whole = roots[reached[roots] == size[roots] - 1]
+    return root, whole, best[whole]
+
+
 def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[float],
                       scratch: Path) -> list[dict[str, Any]]:
     """Per threshold, the minhash stage's decisions at it: documents it sees, kept, dropped as
-    near duplicates, their characters, clusters and verified pairs. The clusters are made by
-    the stage's own routine (its keep rule and order), at the threshold's drift floor."""
+    near duplicates, their characters, clusters and verified pairs.
+
+    Clusters are the stage's own: a component whose best document reaches every other one
+    directly above the floor is one cluster kept around it (most of them, counted here at
+    once); the others go through the stage's routine (MinHash._clusters), with its rank."""
     from .stages.minhash import MinHash
 
     cfg = store.cfg
@@ -293,21 +319,40 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
     # similarities a cut may ask for
     low = verified_at(ws, store, min(thresholds))[0]
     needed = np.zeros(0, np.int64)
+    rank = np.zeros(len(nodes), np.int64)
     if low.any():
         root = native.components(len(nodes), ei[low], ej[low])
         sizes = np.bincount(root, minlength=len(nodes))
         needed = np.flatnonzero(sizes[root] >= 3)
+        rank = MinHash.ranks(ws, store.doc_ids, store.n_chars, cfg)
     similarity = _SplitSimilarity(store, nodes, needed, scratch)
     n = len(store.doc_ids)
     for t in thresholds:
         ok, floors = verified_at(ws, store, t)
-        kept, member, cluster, _ = MinHash._clusters(ws, store.doc_ids, store.n_chars, nodes, ei[ok], ej[ok],
-                                                     store.sim[ok], similarity, floors,
-                                                     dataclasses.replace(cfg, threshold=t))
-        dropped = np.searchsorted(store.doc_ids, member[member != kept[cluster]]) if len(member) else \
-            np.zeros(0, np.int64)
+        a, b, sim = ei[ok], ej[ok], store.sim[ok]
+        dropped_rows = [np.zeros(0, np.int64)]
+        clusters = 0
+        if len(a):
+            node_floor = floors if np.isscalar(floors) else floors[nodes]
+            root, whole, kept_at = _stars(len(nodes), a, b, sim, rank[nodes], node_floor)
+            in_whole = np.zeros(len(nodes), bool)
+            in_whole[whole] = True
+            members = np.unique(np.concatenate([a, b]))
+            members = members[in_whole[root[members]]]
+            is_kept = np.zeros(len(nodes), bool)
+            is_kept[kept_at] = True
+            dropped_rows.append(nodes[members[~is_kept[members]]])
+            clusters += len(whole)
+            rest = ~in_whole[root[a]]
+            if rest.any():
+                kept, member, cluster, _ = MinHash._clusters(ws, store.doc_ids, store.n_chars, nodes, a[rest], b[rest],
+                                                             sim[rest], similarity, floors,
+                                                             dataclasses.replace(cfg, threshold=t), rank=rank)
+                dropped_rows.append(np.searchsorted(store.doc_ids, member[member != kept[cluster]]))
+                clusters += len(kept)
+        dropped = np.concatenate(dropped_rows)
         out.append({"value": t, "documents": n, "kept": n - len(dropped), "dropped": int(len(dropped)),
-                    "removed_chars": int(store.n_chars[dropped].sum()), "clusters": int(len(kept)),
+                    "removed_chars": int(store.n_chars[dropped].sum()), "clusters": int(clusters),
                     "verified_pairs": int(ok.sum())})
     return out
 

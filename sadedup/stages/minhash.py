@@ -254,13 +254,23 @@ class MinHash(Stage):
         return nodes, ei[ok], ej[ok], esim[ok], similarity
 
     @staticmethod
+    def ranks(ws, doc_ids, n_chars, cfg: MinhashConfig, read_values: bool = True) -> np.ndarray:
+        """The keep rule's rank of every candidate (0 is kept first; ties by document order).
+        A column:NAME rule reads its column only with `read_values` (no verified pair: no
+        rank is asked for)."""
+        values = rule_values(ws, cfg.keep, say) if read_values else None
+        return keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
+
+    @staticmethod
     def _clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim, similarity, floor: float | np.ndarray,
-                  cfg: MinhashConfig):
+                  cfg: MinhashConfig, rank: np.ndarray | None = None):
         """4. Union-find clusters cut at the drift floor, the keep rule: (kept doc ids,
         member doc ids, cluster of each member, similarity to the kept one), clusters
-        numbered in the order of their kept documents, members in document order."""
-        values = rule_values(ws, cfg.keep, say) if len(ei) else None
-        rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))[nodes]
+        numbered in the order of their kept documents, members in document order. `rank`:
+        MinHash.ranks, when the caller made it already (a sweep clusters many times)."""
+        if rank is None:
+            rank = MinHash.ranks(ws, doc_ids, n_chars, cfg, len(ei) > 0)
+        rank = rank[nodes]
         cl = mh.cluster(len(nodes), ei, ej, esim, rank, similarity, floor if np.isscalar(floor) else floor[nodes])
         kept, member = nodes[cl.kept], nodes[cl.member]          # candidate positions
         by_kept = np.argsort(kept)

@@ -390,19 +390,33 @@ def test_the_same_decisions_for_any_piece_size_and_worker_count(tmp_path, monkey
 
 
 def test_dask_gives_the_local_pools_decisions(cli, tmp_path):
+    """On a LocalCluster bound to 127.0.0.1: the signature pieces and the band tasks run on the
+    cluster's workers, and the output and spans are the local pool's."""
     distributed = pytest.importorskip("distributed")
-    planted = planted_passages(6, n_passages=20, passage_words=200, host_words=(20, 200))
+    planted = planted_passages(6, n_passages=60, host_words=(500, 900))
     inp = write_jsonl(tmp_path / "in.jsonl", planted.texts)
-    sets = [x for s in EDITED for x in ("--set", s)] + ["--set", "stages=passages"]
-    cli("run", "--input", inp, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *sets,
-        "--workers", "2")
+    # the smallest budget two workers may have: pieces of about 1 MB, so the text is several
+    args = ["--set", "stages=passages", "--workers", "2", "--memory-budget", "210MB",
+            *[x for s in ["passages.words=50", "passages.stride=10", "passages.ngram=2", "passages.threshold=0.6",
+                          "passages.num_perm=128", "passages.bands=32", "passages.rows=4"] for x in ("--set", s)]]
+    cli("run", "--input", inp, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *args)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                        dashboard_address=":0", silence_logs=40)
+    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
     try:
-        cli("run", "--input", inp, "--output", tmp_path / "dask.jsonl", "--workdir", tmp_path / "wd", *sets,
-            "--workers", "2", "--set", "run.executor=dask", "--set", f"run.scheduler={cluster.scheduler_address}")
+        client.get_task_stream()  # the scheduler records its task stream from now on
+        cli("run", "--input", inp, "--output", tmp_path / "dask.jsonl", "--workdir", tmp_path / "wd", *args,
+            "--set", "run.executor=dask", "--set", f"run.scheduler={cluster.scheduler_address}")
+        ran: dict[str, int] = {}
+        for t in client.get_task_stream():
+            name = str(t["key"]).split("-")
+            if name[0] == "sadedup":
+                ran[name[1]] = ran.get(name[1], 0) + 1
     finally:
+        client.close()
         cluster.close()
+    pieces = db_rows(tmp_path / "wd", "SELECT count(*) FROM stages WHERE stage = 'passages' AND shard >= 0")[0][0]
+    assert pieces >= 2 and ran.get("SignaturePiece") == pieces and ran.get("BandPairs") == 32, ran
     assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     assert spans(tmp_path / "wd") == spans(tmp_path / "wl") and spans(tmp_path / "wl")
 

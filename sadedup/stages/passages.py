@@ -57,6 +57,7 @@ import xxhash
 from .. import lsh as mh
 from .. import native
 from ..config import PassagesConfig, Workflow
+from ..executor import InlineExecutor
 from ..progress import say
 from ..workspace import load_npy, save_npy, writable_npy
 from .base import Context, ShardJob, chain
@@ -71,6 +72,8 @@ CHUNK_DOCS = 1 << 17
 TASK_BYTES_PER_BYTE = 2
 # gathered signatures or shingle sets larger than this live in a memory-mapped file
 IN_MEMORY = 256 << 20
+# band hashes (chunks x bands) below which a one-piece corpus bands in the driver
+INLINE_BAND_ENTRIES = 1 << 22
 # the MinHash seed (the permutations and the shingle hash): fixed, like minhash.seed's default
 SEED = 1
 # changes when words, chunks, shingles or the walk change, so old results are not reused
@@ -233,6 +236,49 @@ def _scratch(folder: Path, name: str, dtype, shape: tuple[int, ...]) -> np.ndarr
     return np.empty(shape, dtype=dtype)
 
 
+def _signature_rows(sigs: list[np.ndarray], rows: np.ndarray, r: np.ndarray, num_perm: int) -> np.ndarray:
+    """The signatures of chunk rows r (any order), from the pieces' memory-mapped files."""
+    out = np.empty((len(r), num_perm), dtype=np.uint32)
+    piece = np.searchsorted(rows, r, side="right") - 1
+    order = np.argsort(piece, kind="stable")
+    cuts = np.searchsorted(piece[order], np.arange(len(sigs) + 1))
+    for k in np.flatnonzero(np.diff(cuts)):
+        at = order[cuts[k]:cuts[k + 1]]
+        out[at] = sigs[k][r[at] - rows[k]]
+    return out
+
+
+def _estimate(dirs: list[Path], rows: np.ndarray, pi: np.ndarray, pj: np.ndarray, num_perm: int,
+              block: int = 1 << 15) -> np.ndarray:
+    """Signature agreement of every pair, a block of pairs at a time, the rows read where they
+    lie: no copy of the candidates' signatures is gathered (with small chunks nearly every
+    chunk is a candidate, and their signatures are several times the text)."""
+    sigs = [load_npy(d / "sig.npy") for d in dirs]
+    out = np.empty(len(pi), dtype=np.float64)
+    for a in range(0, len(pi), block):
+        b = min(a + block, len(pi))
+        x = _signature_rows(sigs, rows, pi[a:b], num_perm)
+        y = _signature_rows(sigs, rows, pj[a:b], num_perm)
+        out[a:b] = np.count_nonzero(x == y, axis=1) / num_perm
+    return out
+
+
+def _save_pairs(folder: Path, pi: np.ndarray, pj: np.ndarray, sim: np.ndarray) -> None:
+    """Every candidate pair (pairs.npy, 2 x pairs) and its similarity, for sweeps and reports;
+    written through a map, row by row, so no stacked copy is made."""
+    if len(pi):
+        tmp = folder / "pairs.npy.tmp"
+        arr = writable_npy(tmp, np.int64, (2, len(pi)))
+        arr[0] = pi
+        arr[1] = pj
+        arr.flush()
+        del arr
+        tmp.replace(folder / "pairs.npy")
+    else:
+        save_npy(folder / "pairs.npy", np.zeros((2, 0), dtype=np.int64))
+    save_npy(folder / "pair_similarity.npy", sim)
+
+
 class Passages(SpanStage):
     name = "passages"
     version = VERSION
@@ -263,20 +309,22 @@ class Passages(SpanStage):
             pi, pj, own = self._candidate_pairs(ctx, folder, dirs, nsh)
         with _timed(times, "verify"):
             sim = self._similarity(ctx, folder, dirs, rows, doc_ids, chunk_doc, number, nsh, pi, pj)
-        save_npy(folder / "pairs.npy", np.stack([pi, pj]).astype(np.int64, copy=False))
-        save_npy(folder / "pair_similarity.npy", sim)
+        _save_pairs(folder, pi, pj, sim)
         ok = sim >= cfg.threshold
+        n_candidates, n_verified = len(pi), int(ok.sum())
         with _timed(times, "walk"):
-            # each chunk's verified earlier partners, ascending: the walk takes the first that survives
+            # each chunk's verified earlier partners, ascending: the walk takes the most similar that survives
             vi, vj, vs = pi[ok], pj[ok], sim[ok]
+            del pi, pj, sim, ok  # the candidates are on disk now; only the verified pairs go on
             order = np.lexsort((vi, vj))
             vi, vj, vs = vi[order], vj[order], vs[order]
+            del order
             n = len(chunk_doc)
             pair_off = np.searchsorted(vj, np.arange(n + 1)).astype(np.int64)
             chunk_off = np.searchsorted(chunk_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
             src, ssim, removed, dropped = native.passage_walk(chunk_off, chunk_doc, cstart, cend, n_chars, pair_off,
                                                               vi, vs, cfg.drop_fraction)
-        for scratch in ("has.npy", "sets.npy", "sigs.npy"):
+        for scratch in ("has.npy", "sets.npy"):
             (folder / scratch).unlink(missing_ok=True)
         dup = np.flatnonzero(src >= 0)
         s = src[dup]
@@ -290,7 +338,7 @@ class Passages(SpanStage):
                     "verify": cfg.verify, "threshold": cfg.threshold, "words": cfg.words, "stride": cfg.stride,
                     "chunks": int(n), "no_shingle": int((nsh == 0).sum()), "pieces": len(dirs),
                     "bytes": int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0,
-                    "candidate_pairs": int(len(pi)), "own_overlaps": own, "verified_pairs": int(ok.sum()),
+                    "candidate_pairs": n_candidates, "own_overlaps": own, "verified_pairs": n_verified,
                     "near_duplicate_chunks": int(len(dup)),
                     "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(sum(times.values()), 3)},
                     "folder": str(folder.relative_to(ctx.ws.root))})
@@ -341,20 +389,27 @@ class Passages(SpanStage):
         save_npy(folder / "has.npy", np.flatnonzero(nsh > 0))
         tasks = [BandPairs(tuple(map(str, dirs)), band, str(folder / "has.npy"), str(folder / "chunks.npy"),
                            str(folder / f"pairs_{band:03d}.npy")) for band in range(cfg.bands)]
-        pis: list[np.ndarray] = []
-        pjs: list[np.ndarray] = []
+        # pairs as codes i * n + j: one array, sorted, and decoded once at the end
+        codes: list[np.ndarray] = [np.zeros(0, np.int64)]   # codes[0]: the distinct pairs so far
         own = 0
-        for b, res in ctx.executor.imap(tasks):
+        # a corpus of one piece was read in this process (no pool was started): when its bands
+        # are small too, starting one for them would cost more than they do
+        small = len(dirs) == 1 and len(nsh) * cfg.bands < INLINE_BAND_ENTRIES
+        executor = InlineExecutor() if small else ctx.executor
+        for b, res in executor.imap(tasks):
             own += res["own_overlaps"]
             pairs = np.load(tasks[b].out)
-            pis.append(pairs[0])
-            pjs.append(pairs[1])
+            codes.append(pairs[0] * n + pairs[1])
+            del pairs
             Path(tasks[b].out).unlink()
-            if sum(len(x) for x in pis) > (1 << 24):  # keep the pair lists small as they come
-                u = mh.unique_pairs(np.concatenate(pis), np.concatenate(pjs), n)
-                pis, pjs = [u[0]], [u[1]]
-        z = np.zeros(0, np.int64)
-        return (*mh.unique_pairs(np.concatenate(pis + [z]), np.concatenate(pjs + [z]), n), own)
+            # a close pair comes from most bands: fold the lists into distinct pairs as they
+            # come, once the new ones outnumber the distinct ones so far (memory stays a small
+            # multiple of the distinct pairs, and each pair is sorted a few times at most)
+            if sum(len(c) for c in codes[1:]) > max(1 << 22, len(codes[0])):
+                codes = [mh.distinct(np.concatenate(codes))]
+        distinct = mh.distinct(np.concatenate(codes))
+        del codes
+        return distinct // n, distinct % n, own
 
     def _similarity(self, ctx: Context, folder: Path, dirs: list[Path], rows: np.ndarray, doc_ids: np.ndarray,
                     chunk_doc: np.ndarray, number: np.ndarray, nsh: np.ndarray, pi: np.ndarray,
@@ -362,15 +417,10 @@ class Passages(SpanStage):
         """3. The similarity of every candidate pair: signature agreement, or exact Jaccard of
         the shingle sets (recomputed for the chunks in some pair only)."""
         cfg = ctx.wf.passages
-        nodes = np.unique(np.concatenate([pi, pj]))
-        ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
         if cfg.verify == "estimate":
-            S = _scratch(folder, "sigs.npy", np.uint32, (len(nodes), cfg.num_perm))
-            for d, r0, r1 in zip(dirs, rows[:-1], rows[1:]):
-                a, b = np.searchsorted(nodes, [r0, r1])
-                if b > a:
-                    S[a:b] = load_npy(d / "sig.npy")[nodes[a:b] - r0]
-            return mh.estimate_pairs(S, ei, ej)
+            return _estimate(dirs, rows, pi, pj, cfg.num_perm)
+        nodes = mh.distinct(np.concatenate([pi, pj]))
+        ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
         tables = word_tables()
         shingle_seed, _ = seeds(cfg)
         texts, offsets = open_texts(ctx.ws.root)
@@ -380,8 +430,9 @@ class Passages(SpanStage):
         H = _scratch(folder, "sets.npy", np.uint64, (int(offs[-1]),))
         counts = np.zeros(len(nodes), dtype=np.int64)
         # the chunks' documents, a piece of text at a time; chunks are grouped by document
-        node_doc = chunk_doc[nodes]
-        docs, first = np.unique(node_doc, return_index=True)
+        node_doc = chunk_doc[nodes]            # nondecreasing: rows are in document order
+        first = np.flatnonzero(np.r_[True, node_doc[1:] != node_doc[:-1]]) if len(nodes) else np.zeros(0, np.int64)
+        docs = node_doc[first]
         first = np.r_[first, len(nodes)]
         for a, b in text_chunks(offsets, doc_ids[docs], CHUNK_BYTES, CHUNK_DOCS):
             lo, hi = int(first[a]), int(first[b])

@@ -389,6 +389,30 @@ def test_the_same_decisions_for_any_piece_size_and_worker_count(tmp_path, monkey
     assert spans(a) == spans(b) and spans(a)
 
 
+def test_a_crash_keeps_the_finished_pieces(tmp_path, monkeypatch):
+    planted = planted_passages(5, n_passages=12, passage_words=200, host_words=(20, 200))
+    fresh = run(tmp_path, planted.texts, *EDITED, name="fresh")
+    monkeypatch.setattr(pstage, "CHUNK_BYTES", 20_000)
+    real = pstage._chunk_task
+    ran: list[int] = []
+
+    def flaky(root, folder, k, i, j, cfg):
+        ran.append(k)
+        if k == 3:
+            raise RuntimeError("worker lost")
+        return real(root, folder, k, i, j, cfg)
+
+    monkeypatch.setattr(pstage, "_chunk_task", flaky)
+    with pytest.raises(Exception, match="worker lost"):
+        run(tmp_path, planted.texts, *EDITED, name="w")
+    assert ran == [0, 1, 2, 3]
+    ran.clear()
+    monkeypatch.setattr(pstage, "_chunk_task", lambda *a: (ran.append(a[2]), real(*a))[1])
+    w = run(tmp_path, planted.texts, *EDITED, name="w")
+    assert ran and ran[0] == 3                 # pieces 0-2 were kept
+    assert spans(w) == spans(fresh) and dropped(w) == dropped(fresh)
+
+
 def test_dask_gives_the_local_pools_decisions(cli, tmp_path):
     """On a LocalCluster bound to 127.0.0.1: the signature pieces and the band tasks run on the
     cluster's workers, and the output and spans are the local pool's."""

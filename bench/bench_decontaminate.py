@@ -228,7 +228,8 @@ def main() -> None:
     # sadedup: ingest once, then the stage timed
     work = tmp / "work"
     sets = ["--set", "stages=decontaminate", "--set", f"decontaminate.eval={tmp / 'eval.jsonl'}"]
-    sadedup(["ingest", "--input", corpus, "--workdir", work, *sets, "--workers", "2"], tmp)
+    most = max(map(int, args.workers.split(",")))
+    sadedup(["ingest", "--input", corpus, "--workdir", work, *sets, "--workers", str(most)], tmp)
     runs: dict[int, list[dict]] = {}
     k = 0
     for w in map(int, args.workers.split(",")):
@@ -236,8 +237,10 @@ def main() -> None:
             k += 1
             ev = tmp / f"eval_{k}.jsonl"  # a fresh path: the stage and all its chunks run again
             shutil.copy(tmp / "eval.jsonl", ev)
-            r = sadedup(["decontaminate", work, "--set", f"decontaminate.eval={ev}", "--workers", str(w),
-                         "--format", "json"], tmp)
+            # run.workers is part of ingest's key (it cuts the input into pieces): one worker is
+            # the inline executor, on the folder ingested with two
+            how = ["--executor", "inline"] if w == 1 else ["--workers", str(w)]
+            r = sadedup(["decontaminate", work, "--set", f"decontaminate.eval={ev}", *how, "--format", "json"], tmp)
             detail = json.loads(r["stdout"])
             runs.setdefault(w, []).append({"wall": r["wall"], "stage": detail["seconds"], "detail": detail})
             print(f"sadedup workers={w}: {r['wall']:.2f} s wall, stage {detail['seconds']:.2f} s", file=sys.stderr)

@@ -320,7 +320,8 @@ static int cmp_i64(const void *a, const void *b) {
 int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *T, const int64_t *starts,
                       const int64_t *ends, int64_t ndocs, int64_t margin,
                       int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_ng, int64_t sp_cap,
-                      int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit) {
+                      int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit,
+                      const sd_dc_classes *cl) {
     scan_ctx s;
     memset(&s, 0, sizeof s);
     s.t = t; s.e = e; s.T = T; s.n = e->n; s.margin = margin; s.top = pow_poly(e->n);
@@ -349,6 +350,20 @@ int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *
             for (int64_t i = h0 + 1; i < s.nhit; i++)
                 if (hit_ng[i] != hit_ng[u - 1]) hit_ng[u++] = hit_ng[i];
             s.nhit = u;
+        }
+        if (cl) { /* counted here and forgotten: the hits buffer holds one document at a time */
+            int64_t doc = cl->doc_base + d;
+            for (int64_t i = h0; i < s.nhit; i++) {
+                int64_t g = hit_ng[i], c = cl->class_of[g];
+                cl->found[g] = 1;
+                if (cl->class_last[c] == doc) continue;
+                cl->class_last[c] = doc;
+                for (int64_t k = cl->class_start[c]; k < cl->class_start[c + 1]; k++) {
+                    int64_t it = cl->class_item[k];
+                    if (cl->item_last[it] != doc) { cl->item_last[it] = doc; cl->per_item[it]++; }
+                }
+            }
+            s.nhit = h0;
         }
     }
     free(s.ring);

@@ -236,10 +236,23 @@ typedef struct {
  * each document, n-grams ascending. Documents are done whole, in order: returns how many were
  * done before the outputs ran out of room (sp_cap spans, hit_cap hits with repeats within a
  * document), or -1 when out of memory. */
+typedef struct {
+    const int64_t *class_of;    /* per eval n-gram: its class, the set of eval items holding it */
+    const int64_t *class_start; /* class c's items: class_item[class_start[c] .. class_start[c+1]) */
+    const int64_t *class_item;
+    int64_t doc_base;           /* documents are counted as doc_base + d */
+    int64_t *class_last, *item_last; /* scratch, -1 at first: the last document that counted each */
+    int64_t *per_item;          /* out (added to): documents holding one of the item's n-grams */
+    uint8_t *found;             /* out (set): eval n-grams found */
+} sd_dc_classes;
+
+/* With `cl`, each document's hits are counted into cl (found n-grams, documents per item)
+ * instead of kept: the hits buffer then holds one document's at a time. */
 int64_t sd_dc_scan(const sd_dc_table *t, const sd_dc_evalset *e, const uint8_t *T, const int64_t *starts,
                       const int64_t *ends, int64_t ndocs, int64_t margin,
                       int64_t *sp_doc, int64_t *sp_start, int64_t *sp_end, int64_t *sp_ng, int64_t sp_cap,
-                      int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit);
+                      int64_t *n_sp, int64_t *hit_doc, int64_t *hit_ng, int64_t hit_cap, int64_t *n_hit,
+                      const sd_dc_classes *cl);
 
 /* Passage-level MinHash (passages.c). Documents are sd_docs (minhash.h) over the raw UTF-8
  * texts; words are Python's `\w+` matches compared case-folded, by the tables below (built

@@ -746,13 +746,16 @@ static PyObject *py_dc_ngram_same(PyObject *self, PyObject *args) {
 }
 
 /* dc_scan(stage1, stage2, fold, hash, word, bucket, bbits, filter, fbits, efold, efold_off, n, T, starts, ends,
- *         margin, sp_doc, sp_start, sp_end, sp_ng, hit_doc, hit_ng) -> (documents done, spans, hits) */
+ *         margin, sp_doc, sp_start, sp_end, sp_ng, hit_doc, hit_ng,
+ *         class_of, class_start, class_item, doc_base, class_last, item_last, per_item, found)
+ *   -> (documents done, spans, hits); class_of empty: hits kept, not counted */
 static PyObject *py_dc_scan(PyObject *self, PyObject *args) {
-    Py_buffer s1, s2, f, eh, ew, bk, fl, ef, efo, T, st, en, sd, ss, se, sg, hd, hg;
+    Py_buffer s1, s2, f, eh, ew, bk, fl, ef, efo, T, st, en, sd, ss, se, sg, hd, hg, co, cs, ci, cla, il, pi, fd;
     int bbits, fbits, n;
-    long long margin;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iy*iy*y*iy*y*y*Lw*w*w*w*w*w*", &s1, &s2, &f, &eh, &ew, &bk, &bbits, &fl,
-                          &fbits, &ef, &efo, &n, &T, &st, &en, &margin, &sd, &ss, &se, &sg, &hd, &hg))
+    long long margin, doc_base;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iy*iy*y*iy*y*y*Lw*w*w*w*w*w*y*y*y*Lw*w*w*w*", &s1, &s2, &f, &eh, &ew,
+                          &bk, &bbits, &fl, &fbits, &ef, &efo, &n, &T, &st, &en, &margin, &sd, &ss, &se, &sg, &hd,
+                          &hg, &co, &cs, &ci, &doc_base, &cla, &il, &pi, &fd))
         return NULL;
     PyObject *ret = NULL;
     sd_dc_table t;
@@ -772,17 +775,29 @@ static PyObject *py_dc_scan(PyObject *self, PyObject *args) {
     int64_t spcap = sd.len / 8, hcap = hd.len / 8;
     ok = ok && need(&ss, spcap * 8, "sp_start") && need(&se, spcap * 8, "sp_end") && need(&sg, spcap * 8, "sp_ng") &&
          need(&hg, hcap * 8, "hit_ng");
+    sd_dc_classes cl = {co.buf, cs.buf, ci.buf, doc_base, cla.buf, il.buf, pi.buf, fd.buf};
+    int counted = co.len > 0;
+    if (ok && counted) { /* every class and item index stays inside its buffer */
+        int64_t ncl = cs.len / 8 - 1, nit = pi.len / 8;
+        const int64_t *c = co.buf, *b = cs.buf, *it = ci.buf;
+        ok = co.len == ne * 8 && fd.len >= ne && ncl >= 0 && cla.len >= ncl * 8 && il.len >= nit * 8 && doc_base >= 0;
+        for (int64_t i = 0; ok && i < ne; i++) ok = c[i] >= 0 && c[i] < ncl;
+        for (int64_t i = 0; ok && i <= ncl; i++) ok = b[i] >= (i ? b[i - 1] : 0) && b[i] <= ci.len / 8;
+        for (int64_t i = 0; ok && i < ci.len / 8; i++) ok = it[i] >= 0 && it[i] < nit;
+        if (!ok) PyErr_SetString(PyExc_ValueError, "dc_scan: eval classes out of range");
+    }
     if (ok) {
         sd_dc_evalset e = {eh.buf, ew.buf, ne, bk.buf, bbits, fl.buf, fbits, ef.buf, efo.buf, n};
         int64_t done, nsp = 0, nhit = 0;
         Py_BEGIN_ALLOW_THREADS
         done = sd_dc_scan(&t, &e, T.buf, st.buf, en.buf, nd, margin, sd.buf, ss.buf, se.buf, sg.buf, spcap, &nsp,
-                          hd.buf, hg.buf, hcap, &nhit);
+                          hd.buf, hg.buf, hcap, &nhit, counted ? &cl : NULL);
         Py_END_ALLOW_THREADS
         if (done < 0) PyErr_NoMemory();
         else ret = Py_BuildValue("LLL", (long long)done, (long long)nsp, (long long)nhit);
     }
-    Py_buffer *all[] = {&s1, &s2, &f, &eh, &ew, &bk, &fl, &ef, &efo, &T, &st, &en, &sd, &ss, &se, &sg, &hd, &hg};
+    Py_buffer *all[] = {&s1, &s2, &f, &eh, &ew, &bk, &fl, &ef, &efo, &T, &st, &en, &sd, &ss, &se, &sg, &hd, &hg,
+                        &co, &cs, &ci, &cla, &il, &pi, &fd};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) PyBuffer_Release(all[i]);
     return ret;
 }

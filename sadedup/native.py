@@ -512,25 +512,38 @@ def dc_ngram_same(fold: np.ndarray, fold_off: np.ndarray, a: np.ndarray, b: np.n
     return out.view(bool)
 
 
-def dc_scan(texts, starts: np.ndarray, ends: np.ndarray, ev: dict[str, np.ndarray], n: int, margin: int
-            ) -> tuple[np.ndarray, np.ndarray]:
+def dc_scan(texts, starts: np.ndarray, ends: np.ndarray, ev: dict[str, np.ndarray], n: int, margin: int,
+            classes: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Decontamination of the documents texts[starts[d]:ends[d]] against the eval n-grams `ev`
     (hash, word, bucket, filter, fold, fold_off as sadedup.stages.decontaminate builds them;
     bbits and fbits as 0-d arrays): spans (k, 4) int64 rows (d, char_start, char_end, eval
     n-gram of the span's first struck n-gram) and hits (k, 2) rows (d, eval n-gram), every
-    distinct one of each document. See sd_dc_scan."""
+    distinct one of each document. With `classes` (class_of, class_start, class_item and the
+    outputs per_item, int64 per eval item, and found, uint8 per eval n-gram), the hits are
+    counted there as they are found (no hits are returned). See sd_dc_scan."""
     starts, ends = _dc_i64(starts), _dc_i64(ends)
     t = dc_table()
     eargs = (_buf(ev["hash"]), _buf(ev["word"]), _c(ev["bucket"]), int(ev["bbits"]), _c(ev["filter"]),
              int(ev["fbits"]), _buf(ev["fold"]), _c(ev["fold_off"]), int(n))
+    if classes is not None:
+        if classes["per_item"].dtype != np.int64 or classes["found"].dtype != np.uint8:
+            raise TypeError("per_item must be int64 and found uint8")
+        ncl = len(classes["class_start"]) - 1
+        cargs = [_buf(_dc_i64(classes["class_of"])), _dc_i64(classes["class_start"]),
+                 _buf(_dc_i64(classes["class_item"])), 0, _dc_out(np.full(ncl, -1, np.int64)),
+                 _dc_out(np.full(len(classes["per_item"]), -1, np.int64)), _dc_out(classes["per_item"]),
+                 _dc_out(classes["found"])]
+    else:
+        cargs = [b"", np.zeros(1, np.int64), b"", 0, bytearray(), bytearray(), bytearray(), bytearray()]
     spans, hits = [], []
     cap, at = 4096, 0
     text = _buf(texts) if len(texts) else b""
     while at < len(starts):
         sp = np.empty((4, cap), dtype=np.int64)
         ht = np.empty((2, cap), dtype=np.int64)
+        cargs[3] = at  # documents are told apart across calls
         done, nsp, nhit = _native.dc_scan(*t, *eargs, text, _buf(starts[at:]), _buf(ends[at:]), int(margin),
-                                          *(sp[i] for i in range(4)), ht[0], ht[1])
+                                          *(sp[i] for i in range(4)), ht[0], ht[1], *cargs)
         if done < len(starts) - at:  # out of room: the rest goes with larger buffers
             cap *= 4
         if done == 0:

@@ -34,9 +34,15 @@ How (exact, out of core, in parallel):
    all n words with the eval n-gram's. So a hash collision can never strike text: matching is
    exact. This is the sorted-array machinery of the substring stage applied to n-gram keys
    (a sorted table searched by key instead of a suffix array searched by tokens); no Bloom
-   filter decides anything. Each task writes its spans and its (document, n-gram) hits.
-3. The driver joins the hits with the table's (item, n-gram) pairs for the per-item counts and
-   applies the drop rule. Memory: the eval table, and the hits (contamination, not the corpus).
+   filter decides anything. Each task writes its spans, the eval n-grams it found, and per eval
+   item the number of its documents holding one of the item's n-grams, counted by the scan as
+   each document ends: its distinct n-grams go to their classes (the n-grams held by the same
+   set of items: all the n-grams of a licence paragraph that 200 eval items quote are one
+   class), each class seen first in the document to its items, each item counted once per
+   document; so a document that holds text quoted by many items costs its classes, not its
+   n-grams times their items, and no hits are kept.
+3. The driver adds the tasks' counts up and applies the drop rule. Memory: the eval table and
+   the spans (what is contaminated), not the corpus.
 
 Word extraction and case folding are native: the kernels read a table that Python builds from
 its own `re` and str.casefold for every code point (sadedup.native.dc_table), so they agree
@@ -143,6 +149,7 @@ class EvalSet:
     pair_ng: np.ndarray
     first_item: np.ndarray        # per n-gram: the first item holding it
     n_table: int                  # distinct n-grams
+    n_classes: int                # sets of items holding an n-gram (eval/class_*.npy)
 
     @property
     def n_items(self) -> int:
@@ -205,7 +212,34 @@ def build_eval(cfg: DecontaminateConfig, files: list[InputFile], folder: Path) -
     first_item = np.full(n_table, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first_item, pair_ng, pair_item)
     _save_table(folder, table_hash, table_word, fold, fold_off, n)
-    return EvalSet(folder, srcs, rows, fields, n_ngrams, pair_item, pair_ng, first_item, n_table)
+    n_classes = _save_classes(folder, pair_item, pair_ng, n_table, n_items)
+    return EvalSet(folder, srcs, rows, fields, n_ngrams, pair_item, pair_ng, first_item, n_table, n_classes)
+
+
+def _save_classes(folder: Path, pair_item: np.ndarray, pair_ng: np.ndarray, n_table: int, n_items: int) -> int:
+    """Classes of n-grams held by the same set of items: class_of[g] per n-gram, class c's items
+    class_item[class_start[c]:class_start[c+1]]. Classes 0 .. n_items-1 are the single items
+    (most n-grams are in one item); the rest are the sets of two or more, numbered as found."""
+    by_ng = np.argsort(pair_ng, kind="stable")  # items ascending within an n-gram
+    p_item = pair_item[by_ng]
+    p_start = np.searchsorted(pair_ng[by_ng], np.arange(n_table + 1))
+    count = np.diff(p_start)
+    class_of = np.where(count == 1, p_item[np.minimum(p_start[:-1], max(len(p_item) - 1, 0))], -1)
+    sets: dict[bytes, int] = {}
+    members: list[np.ndarray] = []
+    for g in np.flatnonzero(count > 1).tolist():
+        its = p_item[p_start[g]:p_start[g + 1]]
+        c = sets.setdefault(its.tobytes(), n_items + len(sets))
+        if c == n_items + len(members):
+            members.append(its)
+        class_of[g] = c
+    sizes = np.r_[np.ones(n_items, np.int64), np.array([len(m) for m in members], np.int64)]
+    class_start = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    class_item = np.concatenate([np.arange(n_items, dtype=np.int64), *members]) if members else \
+        np.arange(n_items, dtype=np.int64)
+    for name, arr in (("class_of", class_of), ("class_start", class_start), ("class_item", class_item)):
+        save_npy(folder / f"{name}.npy", np.ascontiguousarray(arr, dtype=np.int64))
+    return n_items + len(members)
 
 
 def _bits(ne: int) -> tuple[int, int]:
@@ -247,8 +281,10 @@ def _load(path: Path) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ScanChunk:
-    """Task: spans and hits of candidates i..j (rows of docs.npy) against the table in `table`,
-    into out_spans (rows doc_id, char_start, char_end, n-gram) and out_hits (doc_id, n-gram)."""
+    """Task: the spans of candidates i..j (rows of docs.npy) against the table in `table`, into
+    out_spans (rows doc_id, char_start, char_end, n-gram), and into out_found the eval n-grams
+    found (ascending) followed by, per eval item, how many of these documents hold one of its
+    n-grams (n_items entries)."""
     root: str
     docs: str
     i: int
@@ -257,18 +293,23 @@ class ScanChunk:
     ngram: int
     margin: int
     out_spans: str
-    out_hits: str
+    out_found: str
+    n_items: int
 
     def __call__(self) -> dict[str, Any]:
         store = TextStore(Path(self.root))
         ids = np.asarray(np.load(self.docs, mmap_mode="r")[self.i:self.j])
-        spans, hits = native.dc_scan(store.data, store.offsets[ids], store.offsets[ids + 1],
-                                     load_table(Path(self.table)), self.ngram, self.margin)
+        table = Path(self.table)
+        ev = load_table(table)
+        classes = {name: np.load(table / f"{name}.npy") for name in ("class_of", "class_start", "class_item")}
+        classes["per_item"] = np.zeros(self.n_items, dtype=np.int64)
+        classes["found"] = np.zeros(len(ev["hash"]), dtype=np.uint8)
+        spans, _ = native.dc_scan(store.data, store.offsets[ids], store.offsets[ids + 1], ev, self.ngram, self.margin,
+                                  classes)
         spans[:, 0] = ids[spans[:, 0]]
-        hits[:, 0] = ids[hits[:, 0]]
         save_npy(Path(self.out_spans), spans)
-        save_npy(Path(self.out_hits), hits)
-        return task_sums([Path(self.out_spans), Path(self.out_hits)])
+        save_npy(Path(self.out_found), np.concatenate([np.flatnonzero(classes["found"]), classes["per_item"]]))
+        return task_sums([Path(self.out_spans), Path(self.out_found)])
 
 
 # ---- the stage
@@ -315,26 +356,27 @@ class Decontaminate(SpanStage):
         ev = build_eval(cfg, files, folder / "eval")
         order = np.argsort(doc_ids, kind="stable")
         ids, chars = doc_ids[order], n_chars[order]
-        spans, hits = self._scan(ctx, folder, ids, ev)
+        spans, found, per_item = self._scan(ctx, folder, ids, ev)
         # the drop rule, on the struck characters (spans of a document are disjoint)
         removed = np.zeros(len(ids), dtype=np.int64)
         np.add.at(removed, np.searchsorted(ids, spans[:, 0]), spans[:, 2] - spans[:, 1])
         drop = over_fraction(removed, chars, cfg.drop_fraction)
-        self._items, verdicts = self._verdicts(ev, hits, cfg)
+        self._items, verdicts = self._verdicts(ev, found, per_item, cfg)
         minus = np.full(len(spans), -1, dtype=np.int64)
         return Cuts(doc_id=spans[:, 0].copy(), char_start=spans[:, 1].copy(), char_end=spans[:, 2].copy(),
                     src_doc_id=minus, src_char_start=minus, src_char_end=minus, dropped=ids[drop],
                     removed_chars=int(removed[~drop].sum()),
                     extra={"src_item_id": ev.first_item[spans[:, 3]] if len(spans) else minus},
                     detail={"eval_files": len(files), "eval_items": ev.n_items, "eval_ngrams": ev.n_table,
-                            "hits": int(len(hits)), **verdicts, "ngram": cfg.ngram, "margin": cfg.margin,
+                            "eval_ngrams_found": int(len(found)), **verdicts, "ngram": cfg.ngram, "margin": cfg.margin,
                             "contaminated_at": cfg.contaminated_at, "drop_fraction": cfg.drop_fraction})
 
     def _scan(self, ctx: Context, folder: Path, ids: np.ndarray, ev: EvalSet) -> tuple[np.ndarray, np.ndarray]:
-        """Every chunk's spans and hits, in document order."""
+        """Every chunk's spans, in document order; the eval n-grams found; per item the
+        documents holding one of its n-grams."""
         cfg = ctx.wf.decontaminate
         if not len(ids) or not ev.n_table:
-            return np.zeros((0, 4), np.int64), np.zeros((0, 2), np.int64)
+            return np.zeros((0, 4), np.int64), np.zeros(0, np.int64), np.zeros(ev.n_items, np.int64)
         offsets = TextStore(ctx.ws.root).offsets
         save_npy(folder / "docs.npy", ids)
         total = int((offsets[ids + 1] - offsets[ids]).sum())
@@ -345,42 +387,27 @@ class Decontaminate(SpanStage):
         for k, (i, j) in enumerate(text_chunks(offsets, ids, size)):
             out = folder / f"chunk_{k:05d}"
             task = ScanChunk(str(ctx.ws.root), str(folder / "docs.npy"), i, j, str(folder / "eval"), cfg.ngram,
-                             cfg.margin, f"{out}_spans.npy", f"{out}_hits.npy")
+                             cfg.margin, f"{out}_spans.npy", f"{out}_found.npy", ev.n_items)
             # the chunk's documents and the table it scans against: a rerun reuses what matches
             jobs.append(ShardJob(k, chain(VERSION, ingest, table_sum, cfg.ngram, cfg.margin, _ids_sum(ids[i:j])),
-                                 [Path(task.out_spans), Path(task.out_hits)], task))
+                                 [Path(task.out_spans), Path(task.out_found)], task))
         self.map_shards(ctx, self.name, self.name, jobs)
-        spans = [np.load(j.files[0]) for j in jobs]
-        hits = [np.load(j.files[1]) for j in jobs]
-        return np.concatenate(spans), np.concatenate(hits)
+        spans = np.concatenate([np.load(j.files[0]) for j in jobs])
+        found, per_item = [], np.zeros(ev.n_items, dtype=np.int64)
+        for j in jobs:
+            f = np.load(j.files[1])
+            found.append(f[:len(f) - ev.n_items])
+            per_item += f[len(f) - ev.n_items:]
+        return spans, _distinct(np.concatenate(found)), per_item
 
     @staticmethod
-    def _verdicts(ev: EvalSet, hits: np.ndarray, cfg: DecontaminateConfig) -> tuple[list[tuple], dict[str, int]]:
+    def _verdicts(ev: EvalSet, found: np.ndarray, matched_docs: np.ndarray, cfg: DecontaminateConfig
+                  ) -> tuple[list[tuple], dict[str, int]]:
         """The eval_items rows, and how many items got each verdict."""
         n_items = ev.n_items
         matched = np.zeros(max(ev.n_table, 1), dtype=bool)
-        matched[hits[:, 1]] = True
+        matched[found] = True
         n_matched = np.bincount(ev.pair_item[matched[ev.pair_ng]], minlength=n_items)
-        matched_docs = np.zeros(n_items, dtype=np.int64)
-        if len(hits):
-            # (item, document) pairs through the n-grams: the pairs by n-gram, each hit
-            # expanded to the items of its n-gram; hits come by document, so a chunk of whole
-            # documents holds all of its documents' pairs
-            by_ng = np.argsort(ev.pair_ng, kind="stable")
-            p_item = ev.pair_item[by_ng]
-            p_start = np.searchsorted(ev.pair_ng[by_ng], np.arange(ev.n_table + 1))
-            cuts = np.flatnonzero(np.r_[True, hits[1:, 0] != hits[:-1, 0]])
-            step = 1 << 20
-            for a in range(0, len(cuts), step):
-                lo = cuts[a]
-                hi = cuts[a + step] if a + step < len(cuts) else len(hits)
-                d, g = hits[lo:hi, 0], hits[lo:hi, 1]
-                cnt = p_start[g + 1] - p_start[g]
-                before = np.cumsum(cnt) - cnt  # where each hit's items start in the expansion
-                at = np.repeat(p_start[g] - before, cnt) + np.arange(int(cnt.sum()))
-                # (document, item) as one number: doc ids stay far below 2^63 / items
-                pairs = _distinct(np.repeat(d, cnt) * n_items + p_item[at])
-                matched_docs += np.bincount(pairs % n_items, minlength=n_items)
         rows, counts = [], {"contaminated": 0, "partial": 0, "clean": 0}
         for i in range(n_items):
             total, got = int(ev.n_ngrams[i]), int(n_matched[i])

@@ -405,20 +405,40 @@ class CappedLcp:
         return {}
 
 
+def extend_common(tokens: np.ndarray, wpos: np.ndarray, wl: np.ndarray, lo: int, L: int, sa_dtype: Any) -> None:
+    """wl[j], the common prefix of windows j-1 and j capped at lo, made exact up to L where
+    it is lo: their tokens compared from lo on, by the LCP kernel run over a stream of the
+    pairs' suffixes (each pair side by side, the rest of the stream the last position, which
+    costs one comparison). Both windows are whole, so no comparison leaves them."""
+    n = len(tokens)
+    at = np.flatnonzero(wl[1:] >= lo) + 1
+    step = max(1, n // 2)
+    for i in range(0, len(at), step):
+        j = at[i:i + step]
+        pairs = np.full(n, n - 1, dtype=sa_dtype)
+        pairs[0:2 * len(j):2] = wpos[j - 1].astype(sa_dtype) + lo
+        pairs[1:2 * len(j):2] = wpos[j].astype(sa_dtype) + lo
+        more = native.lcp_capped(tokens, pairs, L - lo)[1:2 * len(j):2]
+        wl[j] = lo + more.astype(np.uint16)
+
+
 @dataclass(frozen=True)
 class WindowsAt:
     """Task: one shard's in-region windows of L tokens in suffix order (wpos.npy, wl.npy in
-    out_dir), from a stored suffix array and an LCP array exact or capped at L or more.
+    out_dir), from a stored suffix array and its LCP array (exact, or capped at the run's
+    length L0 <= L, or at L or more).
 
-    With L at or above the run's length L0, a window of L tokens can repeat only where every
-    L0-window inside it repeats (the run's group ids, `gid`), and every occurrence of a
-    repeated one passes that test too: the windows that occur once are left out, so the
-    merge sees runs of repeated text only."""
+    With L at or above L0, a window of L tokens can repeat only where every L0-window inside
+    it repeats (the run's group ids, `gid`), and every occurrence of a repeated one passes
+    that test too: the windows that occur once are left out, so the merge sees runs of
+    repeated text only. Over an LCP array capped at L0, a common prefix below L0 is exact
+    and one of L0 is compared on, for those pairs alone (extend_common)."""
     build_dir: str      # tokens.npy and offsets.npy (regions or documents)
     out_dir: str
     L: int
     sa: str
     lcp: str
+    lcp_cap: int        # what the LCP array is capped at (0: exact)
     run_L: int = 0      # with gid: the run's window length
     gid: str = ""       # the run's gid.npy over the same text (L >= run_L only)
 
@@ -427,13 +447,19 @@ class WindowsAt:
         odir.mkdir(parents=True, exist_ok=True)
         offsets = np.load(bdir / "offsets.npy")
         n = int(offsets[-1])
-        valid = valid_windows(offsets, n, self.L)
+        L = self.L
+        valid = valid_windows(offsets, n, L)
         if self.gid:
-            valid &= repeated_runs(load_npy(Path(self.gid)) >= 0, self.L - self.run_L + 1)
+            valid &= repeated_runs(load_npy(Path(self.gid)) >= 0, L - self.run_L + 1)
         sa, lcp = load_npy(Path(self.sa)), load_npy(Path(self.lcp))
-        if lcp.dtype != sa.dtype and lcp.dtype != native.capped_lcp_dtype(self.L):  # capped higher, in a wider type
-            lcp = np.minimum(lcp, self.L).astype(native.capped_lcp_dtype(self.L))
-        wpos, wl = native.local_windows(sa, lcp, valid, self.L, wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
+        wdtype = np.int32 if n < (1 << 31) else np.int64
+        if 0 < self.lcp_cap < L:  # capped below L: exact below the cap, compared on at it
+            wpos, wl = native.local_windows(sa, lcp, valid, self.lcp_cap, wpos_dtype=wdtype)
+            extend_common(load_npy(bdir / "tokens.npy"), wpos, wl, self.lcp_cap, L, sa.dtype)
+        else:
+            if self.lcp_cap and lcp.dtype != native.capped_lcp_dtype(L):  # capped higher, in a wider type
+                lcp = np.minimum(lcp, L).astype(native.capped_lcp_dtype(L))
+            wpos, wl = native.local_windows(sa, lcp, valid, L, wpos_dtype=wdtype)
         save_npy(odir / "wpos.npy", wpos)
         save_npy(odir / "wl.npy", wl)
         return {"windows": len(wpos)}
@@ -495,8 +521,8 @@ def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch:
     """The substring stage's decisions at each length (all answerable, see length_limits).
 
     At or above the run's length L0 the build stage's arrays serve (candidate text with the
-    prefilter; an LCP array capped at the longest length is made once when the stored one is
-    capped at L0), and only runs of the run's repeated windows are read (WindowsAt). Below L0
+    prefilter, its LCP array capped at L0 and compared on where needed), and only runs of the
+    run's repeated windows are read (WindowsAt). Below L0
     the suffix arrays over all the text do: the build stage's with the prefilter off, else
     the index's, with an LCP array made once, capped at the longest of those lengths."""
     wf = ws.workflow
@@ -506,33 +532,27 @@ def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch:
     longer = [L for L in lengths if L >= L0]
     if longer:
         built = sorted_dirs(ws, wf)
-        top = max(longer)
-        lcps = [d / "lcp.npy" for d in built]
-        if s.prefilter and top > L0:
-            lcps = [scratch / f"lcp_{top}" / d.name / "lcp.npy" for d in built]
-            _imap(ctx, [CappedLcp(str(b / "tokens.npy"), str(b / "sa.npy"), str(o), top) for b, o in zip(built, lcps)])
+        lcps = [d / "lcp.npy" for d in built]   # exact, or capped at L0: longer ones compared on (WindowsAt)
         run_gid = [d / "gid.npy" for d in window_dirs(ws, L0)]   # the repeats stage's group ids
         for L in longer:
             outs = [scratch / f"L{L}" / b.name for b in built]
-            _imap(ctx, [WindowsAt(str(b), str(o), L, str(b / "sa.npy"), str(lcp), L0, str(g))
+            _imap(ctx, [WindowsAt(str(b), str(o), L, str(b / "sa.npy"), str(lcp), L0 if s.prefilter else 0, L0, str(g))
                         for b, o, lcp, g in zip(built, outs, lcps, run_gid)])
             out[L] = _decide(ws, L, ctx, built, outs, s.prefilter)
-        for o in lcps:
-            if o.is_relative_to(scratch):
-                o.unlink()
     shorter = [L for L in lengths if L < L0]
     if shorter:
         shards = shard_dirs(ws)
         index = _full_text_index(ws) if s.prefilter else None
         sas = [d / "sa.npy" for d in (index or shards)]
-        lcps = [d / "lcp.npy" for d in shards]
+        lcps, cap = [d / "lcp.npy" for d in shards], 0   # the build stage's over all the text: exact
         if index is not None:  # an index keeps no LCP array
-            top = max(shorter)
-            lcps = [scratch / f"lcp_index_{top}" / d.name / "lcp.npy" for d in shards]
-            _imap(ctx, [CappedLcp(str(d / "tokens.npy"), str(sa), str(o), top) for d, sa, o in zip(shards, sas, lcps)])
+            cap = max(shorter)
+            lcps = [scratch / f"lcp_index_{cap}" / d.name / "lcp.npy" for d in shards]
+            _imap(ctx, [CappedLcp(str(d / "tokens.npy"), str(sa), str(o), cap) for d, sa, o in zip(shards, sas, lcps)])
         for L in shorter:
             outs = [scratch / f"L{L}" / d.name for d in shards]
-            _imap(ctx, [WindowsAt(str(d), str(o), L, str(sa), str(lcp)) for d, o, sa, lcp in zip(shards, outs, sas, lcps)])
+            _imap(ctx, [WindowsAt(str(d), str(o), L, str(sa), str(lcp), cap)
+                        for d, o, sa, lcp in zip(shards, outs, sas, lcps)])
             out[L] = _decide(ws, L, ctx, shards, outs, False)
         for o in lcps:
             if o.is_relative_to(scratch):

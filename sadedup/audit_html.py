@@ -517,7 +517,9 @@ def _minhash_section(d: dict[str, Any]) -> str:
     scatter.vline(m["threshold"], RED).hline(m["threshold"], RED)
     parts.append(f'<div class="grid2"><figure>{curve.svg()}<figcaption>The orange points put each Jaccard bin\'s '
                  f'measured per-row agreement rate through the banding formula (95% Wilson intervals): where they '
-                 f'sit on the line, the signatures behave as the theory says.</figcaption></figure>'
+                 f'sit on the line, the signatures behave as the theory says. Candidate pairs are chosen by their '
+                 f'signatures, so in the low bins, where few pairs become candidates, the sampled ones agree more '
+                 f'than their Jaccard (selection), and the points sit above the line.</figcaption></figure>'
                  f'<figure>{scatter.svg()}<figcaption>{num(meas["pairs"])} of {num(meas.get("of", 0))} candidate pairs '
                  f'drawn with seed {meas.get("seed", 0)}; upper left of the red cross: verified but truly below the '
                  f'threshold, lower right: truly above but not verified.</figcaption></figure></div>')

@@ -134,6 +134,14 @@ int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);
 int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
                 void *gid, int gid64);
 
+/* sd_scatter, and for every run of windows (a distinct window) of a repeated group: its
+ * group id and the smallest two of its positions (p2 = -1 when it has one window), in the
+ * order of the runs, which is increasing group id. Returns the windows written to gid and
+ * sets *n_out to the number of runs listed (firsts.c). */
+int64_t sd_scatter_first_two(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L,
+                             const int64_t *run_gid, void *gid, int gid64, int64_t *out_g, int64_t *out_p1,
+                             int64_t *out_p2, int64_t *n_out);
+
 /* Keep-first selection for one shard, shards visited in document order.
  *   gid: group id per window start (-1: unique or not a window), m entries, covering nr
  *        runs of the shard in order: entry q with roff[r] <= q < roff[r+1] is shard

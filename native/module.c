@@ -290,6 +290,35 @@ static PyObject *py_scatter(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* scatter_first_two(wpos, wpos64, wl, L, run_gid, gid, gid64, out_g, out_p1, out_p2) -> (written, runs) */
+static PyObject *py_scatter_first_two(PyObject *self, PyObject *args) {
+    Py_buffer wpos, wl, run_gid, gid, og, o1, o2;
+    int wpos64, gid64;
+    long long L;
+    if (!PyArg_ParseTuple(args, "y*py*Ly*w*pw*w*w*", &wpos, &wpos64, &wl, &L, &run_gid, &gid, &gid64, &og, &o1, &o2))
+        return NULL;
+    PyObject *ret = NULL;
+    int64_t nw = wl.len / 2, n = gid.len / W(gid64), runs = count_runs(wl.buf, nw, L);
+    int ok = need(&wpos, nw * W(wpos64), "wpos") && need(&run_gid, runs * 8, "run_gid") &&
+             need(&og, runs * 8, "out_g") && need(&o1, runs * 8, "out_p1") && need(&o2, runs * 8, "out_p2");
+    for (int64_t j = 0; ok && j < nw; j++) {
+        int64_t p = idx_at(wpos.buf, j, wpos64);
+        if (p < 0 || p >= n) { PyErr_SetString(PyExc_ValueError, "window position outside gid"); ok = 0; }
+    }
+    if (ok) {
+        int64_t written, listed = 0;
+        Py_BEGIN_ALLOW_THREADS
+        written = sd_scatter_first_two(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, gid.buf, gid64, og.buf, o1.buf,
+                                       o2.buf, &listed);
+        Py_END_ALLOW_THREADS
+        ret = Py_BuildValue("LL", (long long)written, (long long)listed);
+    }
+    PyBuffer_Release(&wpos); PyBuffer_Release(&wl); PyBuffer_Release(&run_gid); PyBuffer_Release(&gid);
+    PyBuffer_Release(&og); PyBuffer_Release(&o1); PyBuffer_Release(&o2);
+    return ret;
+}
+
+
 /* The runs of the shard that m gid entries cover (kernels.h): int64 starts (nr) and
  * offsets (nr+1) from 0 to m, each run inside the shard and after the one before. */
 static int runs_ok(Py_buffer *rstart, Py_buffer *roff, int64_t m, int64_t n_shard) {
@@ -1159,6 +1188,7 @@ static PyMethodDef methods[] = {
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
+    {"scatter_first_two", py_scatter_first_two, METH_VARARGS, "scatter, and each repeated run's two first positions."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},
     {"select_none", py_select_none, METH_VARARGS, "keep='none' pass over one shard."},
     {"first_two", py_first_two, METH_VARARGS, "First and second occurrence of every group."},

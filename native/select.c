@@ -83,14 +83,23 @@ static int64_t select_pass(const void *gid, int gid64, int64_t m, const int64_t 
     s.sp_doc = sp_doc; s.sp_start = sp_start; s.sp_end = sp_end; s.sp_src = sp_src;
     int64_t d = 0, nset = 0, r = 0;
     for (int64_t q = 0; q < m; q++) {
-        prefetch_groups(gid, gid64, q, m, src, second);
+        /* keep="none" reads a group's state only where a span starts (below), too rarely for
+         * prefetching every window to pay */
+        if (!second) prefetch_groups(gid, gid64, q, m, src, NULL);
         const int64_t g = idx_at(gid, q, gid64);
         if (g < 0) continue;
         const int64_t p = run_position(rstart, roff, q, &r);
         while (p >= doc_start[d + 1]) finish_doc(&s, d++, doc_start, drop_fraction, src, scratch, &nset, removed, dropped);
         const int64_t a = doc_start[d];
         if (second) {
-            span_add(&s, p, L, src[g] == base + p ? second[g] : src[g], d, a);
+            /* a window that overlaps or touches the open span only extends it and its source is
+             * not used (span_add): the two random lookups are made for the first window of
+             * each span alone, so the pass costs a sequential read of gid on redundant text */
+            if (s.open && p <= s.end) {
+                if (p + L > s.end) s.end = p + L;
+            } else {
+                span_add(&s, p, L, src[g] == base + p ? second[g] : src[g], d, a);
+            }
         } else if (src[g] >= 0) {
             span_add(&s, p, L, src[g], d, a);
         } else {

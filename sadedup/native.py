@@ -216,6 +216,20 @@ def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: 
     return _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
 
 
+def scatter_first_two(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray,
+                      gid: np.ndarray) -> tuple[int, np.ndarray]:
+    """scatter, and for every distinct window of a repeated group in the stream: its group id
+    and the smallest two of its positions (-1: none), as int64 (3, runs), by increasing group
+    id. Returns (windows written, that array)."""
+    runs = count_runs(wl, L)
+    out = np.full((3, runs), -1, dtype=np.int64)
+    if len(wpos) == 0:
+        return 0, out
+    written, listed = _native.scatter_first_two(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid),
+                                                _is64(gid), out[0], out[1], out[2])
+    return written, out[:, :listed]
+
+
 def _span_buffers(m: int, n_shard: int, L: int):
     """Room for every span: they are disjoint runs of at least L of the shard's tokens, and
     each holds a window, so there are at most min(m entries, n_shard / L + 1) of them."""

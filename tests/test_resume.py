@@ -184,12 +184,12 @@ def test_checksums_made_by_the_tasks_are_those_of_the_files(corpus):
     size and checksum of every shard artifact equal the files' own."""
     from sadedup.stages.build import BUILD_FILES
     from sadedup.stages.candidates import ANCHOR_FILES, CANDIDATE_FILES
-    from sadedup.stages.repeats import WINDOW_FILES
+    from sadedup.stages.repeats import GROUP_FILES, WINDOW_FILES
     from sadedup.workspace import files_checksum
 
     work = Path(corpus[0]).parent / "refwork"
     files = {"anchors": ANCHOR_FILES, "candidates": CANDIDATE_FILES, "build": BUILD_FILES, "windows": WINDOW_FILES,
-             "groups": ("gid.npy",)}
+             "groups": GROUP_FILES}
     rows = db_rows(work, "SELECT stage, shard, artifact, size, checksum FROM stages WHERE shard >= 0 AND stage IN "
                          "('anchors', 'candidates', 'build', 'windows', 'groups')")
     assert {r[0] for r in rows} == set(files) and len(rows) >= 50

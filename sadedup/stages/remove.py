@@ -41,6 +41,33 @@ def _group_state(path: Path, groups: int, budget: int) -> np.ndarray:
     return arr
 
 
+def _first_two(firsts: np.ndarray, runs: "native.Runs | None", base: int, first: np.ndarray,
+               second: np.ndarray) -> None:
+    """Every group's first and second global position, shard after shard in document order,
+    from the shard's list (repeats.py, firsts.npy: group ids increasing, so the lookups in
+    first/second run forward through them), the same as native.first_two's pass over every
+    window. `runs` place sorted-text positions in the shard (None: they are shard positions)."""
+    g, q1, q2 = firsts
+    if not len(g):
+        return
+
+    def place(q: np.ndarray) -> np.ndarray:
+        if runs is None:
+            return q + base
+        starts, offsets = runs
+        r = np.searchsorted(offsets, q, side="right") - 1
+        return base + starts[r] + q - offsets[r]
+
+    p1 = place(q1)
+    p2 = np.where(q2 >= 0, place(np.maximum(q2, 0)), -1)
+    new = first[g] < 0
+    first[g[new]] = p1[new]      # first seen here: this shard's two first are the corpus' so far
+    second[g[new]] = p2[new]
+    old = g[~new]                # seen in an earlier shard: this one's first may be the second
+    unset = second[old] < 0
+    second[old[unset]] = p1[~new][unset]
+
+
 @dataclass
 class _Shards:
     """Where every document sits: per shard its folder, token offsets and doc_ids, and the
@@ -104,8 +131,7 @@ class Remove(Stage):
             first = _group_state(scratch, groups, budget // 2)
             second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
             for k, o in enumerate(outs):
-                native.first_two(load_npy(o / "gid.npy"), int(shards.offsets[k][-1]), int(shards.bases[k]), first,
-                                 second, runs=runs(k))
+                _first_two(np.load(o / "firsts.npy"), runs(k), int(shards.bases[k]), first, second)
         with bar("remove", len(outs), "shards") as b:
             for k, o in enumerate(outs):
                 gid = load_npy(o / "gid.npy")

@@ -16,7 +16,12 @@ regions' starts.npy maps it back), else the shard's.
    threads.
 3. Per shard (parallel, native): scatter the ids back to token positions: gid.npy (int32
    or int64), gid[p] = group of the window starting at p, or -1. Over candidate text it is
-   2.5 times smaller than over the shard, and so is the remove stage's pass over it.
+   2.5 times smaller than over the shard, and so is the remove stage's pass over it. The same
+   pass lists, for each repeated group the shard holds, its two first positions in the
+   sorted text: firsts.npy, int64 (3, groups in the shard): group id (increasing), first,
+   second (-1: none). keep="none" needs every group's first two occurrences in the corpus;
+   merged from these lists that is a sequential pass per shard, not a random lookup per
+   window (on heavily redundant text, most of the candidate text is such windows).
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ from .build import sorted_dirs
 from .candidates import window_dirs
 
 WINDOW_FILES = ("wpos.npy", "wl.npy")
+GROUP_FILES = ("gid.npy", "firsts.npy")
 
 
 def valid_windows(offsets: np.ndarray, n: int, L: int) -> np.ndarray:
@@ -69,9 +75,10 @@ def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
     n = int(np.load(bdir / "offsets.npy")[-1])
     with npy_in_place(odir / "gid.npy", gid_dtype, n) as gid:  # as large as the sorted tokens
         gid[:] = -1
-        repeated = native.scatter(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
-                                  load_npy(odir / "run_gid.npy"), gid)
-    return {"repeated_windows": repeated, **task_sums([odir / "gid.npy"])}
+        repeated, firsts = native.scatter_first_two(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
+                                                    load_npy(odir / "run_gid.npy"), gid)
+    save_npy(odir / "firsts.npy", firsts)
+    return {"repeated_windows": repeated, **task_sums([odir / f for f in GROUP_FILES])}
 
 
 def _first_at_least(tokens: np.ndarray, wpos: np.ndarray, t: int) -> int:
@@ -215,7 +222,7 @@ class Repeats(Stage):
         built, outs, wkeys, mkey, gkeys = self._plan(ctx, key)
         return ws.is_done("merge", mkey, files=[o / "run_gid.npy" for o in outs]) and all(
             ws.is_done("windows", wkeys[k], shard=k, files=[o / f for f in WINDOW_FILES])
-            and ws.is_done("groups", gkeys[k], shard=k, files=[o / "gid.npy"]) for k, o in enumerate(outs))
+            and ws.is_done("groups", gkeys[k], shard=k, files=[o / f for f in GROUP_FILES]) for k, o in enumerate(outs))
 
     def summary(self, d: dict[str, Any]) -> str:
         return f"repeats: {d['repeated_windows']} window(s) of {d['L']} tokens fall in {d['groups']} repeated group(s)"
@@ -241,7 +248,8 @@ class Repeats(Stage):
         t2 = time.perf_counter()
         gkeys = self._plan(ctx, key)[4]
         gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
-        jobs = [ShardJob(k, gkeys[k], [outs[k] / "gid.npy"], ScatterShard(str(built[k]), str(outs[k]), gid_dtype, L))
+        jobs = [ShardJob(k, gkeys[k], [outs[k] / f for f in GROUP_FILES],
+                         ScatterShard(str(built[k]), str(outs[k]), gid_dtype, L))
                 for k in range(len(outs))]
         if merged:  # every shard's ids come from the new merge
             ctx = Context(ctx.ws, ctx.executor, force=True)

@@ -26,7 +26,7 @@ Inputs = Union[PathLike, Sequence[PathLike]]
 Overrides = Union[Mapping[str, Any], Sequence[str], str]
 WorkflowLike = Union[PathLike, Workflow]
 
-__all__ = ["RunResult", "run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export",
+__all__ = ["RunResult", "run", "ingest", "exact", "minhash", "lines", "tokenize", "build", "repeats", "remove", "export",
            "dedup", "report", "sweep", "count", "locate", "index"]
 
 
@@ -251,6 +251,15 @@ def minhash(workdir: PathLike, overrides: Overrides | None = None, executor: str
             workers: int | None = None, quiet: bool | None = None) -> dict[str, Any]:
     """Drops near-duplicate documents; returns the stage's detail."""
     return _stage(pipeline.minhash, workdir, overrides, executor, workers, quiet)
+
+
+def lines(workdir: PathLike, overrides: Overrides | None = None, executor: str | None = None,
+          workers: int | None = None, quiet: bool | None = None) -> dict[str, Any]:
+    """Cuts repeated lines (the `lines` stage; see README, Line dedup); returns the stage's detail."""
+    def stage(workdir, overrides=None, **kw):
+        return pipeline.run_stage("lines", workdir, overrides, **kw)
+
+    return _stage(stage, workdir, overrides, executor, workers, quiet)
 
 
 def tokenize(workdir: PathLike, overrides: Overrides | None = None, executor: str | None = None,

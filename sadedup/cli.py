@@ -103,10 +103,10 @@ WorkdirArg = Annotated[Path, typer.Argument(help="Work folder of a run (holds sa
 Sets = Annotated[Optional[list[str]], typer.Option(
     "--set", "-s", metavar="KEY=VALUE", help="Override a workflow key, SECTION.KEY=VALUE, e.g. substring.min_length=50 or "
                         "stages=substring (lists are comma-separated). Repeatable.")]
-Inputs = Annotated[Optional[list[Path]], typer.Option(
-    "--input", "-i", metavar="PATH", help=f"A {formats.listed()} file, or a folder of them "
-                          "(read sorted by path). Repeatable; documents are ordered by the order given.",
-    readable=False)]  # sadedup checks every file itself and names the one it cannot read
+Inputs = Annotated[Optional[list[str]], typer.Option(
+    "--input", "-i", metavar="PATH", help=f"A {formats.listed()} file, a folder of them (read sorted by path), "
+                          "a glob ('crawl/*.jsonl.zst', quoted) or an fsspec URL (s3://bucket/crawl/, "
+                          "hf://datasets/...). Repeatable; documents are ordered by the order given.")]
 WorkflowArg = Annotated[Optional[str], typer.Argument(
     help="Workflow: a built-in name (default, c4, fineweb, keep_first) or a path to a .toml file.")]
 Executor = Annotated[Optional[str], typer.Option(metavar="NAME", help="Where tasks run: local (a process pool), inline or dask (default: run.executor; dask needs --set run.scheduler=tcp://HOST:PORT).")]
@@ -170,9 +170,11 @@ def _sample_paths() -> tuple[list[Path], Path, Path]:
 
 @command()
 def run(workflow: WorkflowArg = None, input: Inputs = None,
-        output: Annotated[Optional[Path], typer.Option(
-            "--output", "-o", metavar="PATH", help=f"Output file, with --input: its suffix picks the format "
-                                                   f"({formats.listed(output=True)}). On an existing work folder: "
+        output: Annotated[Optional[str], typer.Option(
+            "--output", "-o", metavar="PATH", help=f"Output file or URL, with --input: its suffix picks the format "
+                                                   f"({formats.listed(output=True)}); "
+                                                   "{shard:05d} in the name writes one part per input file (or per "
+                                                   "run.output_rows rows). On an existing work folder: "
                                                    "the recorded one.")] = None,
         workdir: Annotated[Optional[Path], typer.Option(
             "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "
@@ -328,7 +330,7 @@ for _node in graph.NODES:
 
 @command()
 def export(workdir: WorkdirArg,
-           output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output file (default: the "
+           output: Annotated[Optional[str], typer.Option("--output", "-o", help="Output file or URL (default: the "
                                                           "run's --output).")] = None,
            set: Sets = None, memory_budget: Budget = None, executor: Executor = None, workers: Workers = None,
         format: Result = "text"):

@@ -129,6 +129,41 @@ class SubstringConfig:
 
 
 @dataclass(frozen=True)
+class PassagesConfig:
+    """The passages stage: near-duplicate chunks of words cut out of the documents."""
+    # a chunk is this many consecutive \w+ words, one starting at every multiple of `stride`
+    words: int = 256
+    stride: int = 128
+    threshold: float = 0.8
+    verify: str = "estimate"
+    # MinHash over the chunks' word n-grams, defaults as in [minhash]
+    ngram: int = 5
+    num_perm: int = 112
+    bands: int = 14
+    rows: int = 8
+    drop_fraction: float = 0.8
+
+    def validate(self) -> None:
+        _check(self.words >= 1, "passages.words", f"must be >= 1, not {self.words}")
+        # a stride past `words` would leave words in no chunk, never looked at
+        _check(1 <= self.stride <= self.words, "passages.stride",
+               f"must be from 1 to passages.words = {self.words}, not {self.stride}")
+        _check(1 <= self.ngram <= self.words, "passages.ngram",
+               f"must be from 1 to passages.words = {self.words}, not {self.ngram}")
+        _check(self.num_perm >= 1, "passages.num_perm", f"must be >= 1, not {self.num_perm}")
+        _check(self.bands >= 1, "passages.bands", f"must be >= 1, not {self.bands}")
+        _check(self.rows >= 1, "passages.rows", f"must be >= 1, not {self.rows}")
+        _check(self.bands * self.rows <= self.num_perm, "passages.bands",
+               f"passages.bands * passages.rows = {self.bands * self.rows} exceeds passages.num_perm = "
+               f"{self.num_perm}")
+        _check(0.0 < self.threshold <= 1.0, "passages.threshold", f"must be in (0, 1], not {self.threshold}")
+        _check(self.verify in ("estimate", "exact"), "passages.verify",
+               f"must be estimate or exact, not {self.verify!r}")
+        _check(0.0 < self.drop_fraction <= 1.0, "passages.drop_fraction",
+               f"must be in (0, 1], not {self.drop_fraction}")
+
+
+@dataclass(frozen=True)
 class DecontaminateConfig:
     """The decontaminate stage: text sharing word n-grams with evaluation sets is cut."""
     # eval files or folders, in any input format (relative paths: from the current folder)
@@ -173,41 +208,6 @@ class DecontaminateConfig:
                                                           "decontaminate (--set decontaminate.eval=PATH,...)")
         _check(not self.write_clean_eval or "decontaminate" in stages, "decontaminate.write_clean_eval",
                "needs decontaminate in stages (or set it empty: --set decontaminate.write_clean_eval=)")
-
-
-@dataclass(frozen=True)
-class PassagesConfig:
-    """The passages stage: near-duplicate chunks of words cut out of the documents."""
-    # a chunk is this many consecutive \w+ words, one starting at every multiple of `stride`
-    words: int = 256
-    stride: int = 128
-    threshold: float = 0.8
-    verify: str = "estimate"
-    # MinHash over the chunks' word n-grams, defaults as in [minhash]
-    ngram: int = 5
-    num_perm: int = 112
-    bands: int = 14
-    rows: int = 8
-    drop_fraction: float = 0.8
-
-    def validate(self) -> None:
-        _check(self.words >= 1, "passages.words", f"must be >= 1, not {self.words}")
-        # a stride past `words` would leave words in no chunk, never looked at
-        _check(1 <= self.stride <= self.words, "passages.stride",
-               f"must be from 1 to passages.words = {self.words}, not {self.stride}")
-        _check(1 <= self.ngram <= self.words, "passages.ngram",
-               f"must be from 1 to passages.words = {self.words}, not {self.ngram}")
-        _check(self.num_perm >= 1, "passages.num_perm", f"must be >= 1, not {self.num_perm}")
-        _check(self.bands >= 1, "passages.bands", f"must be >= 1, not {self.bands}")
-        _check(self.rows >= 1, "passages.rows", f"must be >= 1, not {self.rows}")
-        _check(self.bands * self.rows <= self.num_perm, "passages.bands",
-               f"passages.bands * passages.rows = {self.bands * self.rows} exceeds passages.num_perm = "
-               f"{self.num_perm}")
-        _check(0.0 < self.threshold <= 1.0, "passages.threshold", f"must be in (0, 1], not {self.threshold}")
-        _check(self.verify in ("estimate", "exact"), "passages.verify",
-               f"must be estimate or exact, not {self.verify!r}")
-        _check(0.0 < self.drop_fraction <= 1.0, "passages.drop_fraction",
-               f"must be in (0, 1], not {self.drop_fraction}")
 
 
 @dataclass(frozen=True)
@@ -278,9 +278,17 @@ class RunConfig:
     executor: str = "local"
     # the Dask scheduler, tcp://HOST:PORT, for executor = "dask"
     scheduler: str = ""
+    # sharded output ({shard} in --output): 0 = one part per input file; N = parts of at most
+    # N rows (a part holds the rows of one input file only)
+    output_rows: int = 0
+    # rows per row group of Parquet output (fewer when 64 MB of rows come first)
+    row_group_rows: int = 32768
 
     def validate(self) -> None:
         from .executor import EXECUTORS
+
+        _check(self.output_rows >= 0, "run.output_rows", f"must be >= 0, not {self.output_rows}")
+        _check(self.row_group_rows >= 1, "run.row_group_rows", f"must be >= 1, not {self.row_group_rows}")
 
         parse_size(self.memory_budget, "run.memory_budget")
         _check(self.workers >= 0, "run.workers", f"must be >= 0, not {self.workers}")
@@ -305,8 +313,8 @@ class Workflow:
     exact: ExactConfig = field(default_factory=ExactConfig)
     minhash: MinhashConfig = field(default_factory=MinhashConfig)
     lines: LinesConfig = field(default_factory=LinesConfig)
-    decontaminate: DecontaminateConfig = field(default_factory=DecontaminateConfig)
     passages: PassagesConfig = field(default_factory=PassagesConfig)
+    decontaminate: DecontaminateConfig = field(default_factory=DecontaminateConfig)
     substring: SubstringConfig = field(default_factory=SubstringConfig)
     run: RunConfig = field(default_factory=RunConfig)
     # [[sources]] entries, the first matching one applies to a document (SourceConfig)

@@ -29,6 +29,7 @@ from typing import Any
 import pyarrow as pa
 
 from .errors import SadedupError
+from .locations import Url, as_path
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,11 @@ FORMATS = (
 BY_NAME = {f.name: f for f in FORMATS}
 
 
+def parquet_source(path):
+    """What pyarrow opens: a local path as it is, an object behind a URL as a file."""
+    return path.open("rb") if isinstance(path, Url) else path
+
+
 def _resolve(ref: str):
     module, _, attr = ref.partition(":")
     return getattr(importlib.import_module(module), attr)
@@ -79,7 +85,7 @@ def _resolve(ref: str):
 
 @dataclass(frozen=True)
 class InputFile:
-    path: Path
+    path: Path           # or a locations.Url: both answer open, stat, read_bytes, name
     format: str          # a Format's name: jsonl, parquet, txt
     compression: str | None
 
@@ -90,7 +96,7 @@ class InputFile:
 
 def _split(path: Path) -> tuple[str, str | None]:
     """(data suffix, compression) of a file name, lower case: ("", None) when it has none."""
-    suffixes = [s.lower() for s in Path(path).suffixes]
+    suffixes = [s.lower() for s in Path(as_path(path).name).suffixes]
     compression = None
     if suffixes:
         for c in COMPRESSIONS:
@@ -119,7 +125,7 @@ def detect(path: Path, in_folder: bool = False) -> InputFile | None:
     f, compression, suffix = found
     if in_folder and compression is None and suffix in f.metadata_suffixes:
         return None
-    return InputFile(Path(path), f.name, compression)
+    return InputFile(as_path(path), f.name, compression)
 
 
 def format_of(inp: InputFile) -> Format:
@@ -127,8 +133,9 @@ def format_of(inp: InputFile) -> Format:
 
 
 def splittable(inp: InputFile) -> bool:
-    """Can be read in pieces cut at line starts (see readers.line_pieces)."""
-    return format_of(inp).pieces and inp.compression is None
+    """Can be read in pieces cut at line starts (see readers.line_pieces). Not an object
+    behind a URL: finding the line starts reads it whole, once more over the network."""
+    return format_of(inp).pieces and inp.compression is None and not isinstance(inp.path, Url)
 
 
 def _names(output: bool) -> list[str]:
@@ -159,7 +166,7 @@ def skip_reason(path: Path) -> str:
 
 def output_kind(path: str | Path) -> tuple[Format, str | None]:
     """The format and compression an output name asks for; refuses any other name."""
-    found = _lookup(Path(path))
+    found = _lookup(path)
     if found is None or found[0].writer is None or (found[1] is None and found[2] in found[0].metadata_suffixes):
         raise SadedupError(f"output {path}: name it {listed(output=True)}")
     return found[0], found[1]
@@ -172,7 +179,7 @@ def check_compressed(inp: InputFile) -> None:
         return
     c = next(c for c in COMPRESSIONS if c.name == inp.compression)
     try:
-        with open(inp.path, "rb") as f:
+        with inp.path.open("rb") as f:
             head = f.read(max(4, *map(len, c.magics)))
     except OSError as e:
         raise SadedupError(f"input {inp.path}: {e.strerror or e} (cannot open the file)") from None
@@ -252,7 +259,7 @@ def output_schema(inputs: Sequence[InputFile], text_field: str | None = None) ->
             try:
                 import pyarrow.parquet as pq
 
-                schema = pq.read_schema(inp.path)
+                schema = pq.read_schema(parquet_source(inp.path))
             except PermissionError as e:
                 raise SadedupError(f"input {inp.path}: {e.strerror or e} (cannot open the file)") from None
             except Exception as e:  # pyarrow raises several types for a bad file
@@ -270,3 +277,19 @@ def check_output_schema(output: str | Path, inputs: Sequence[InputFile], text_fi
     """Before any work: Parquet output of Parquet inputs whose schemas do not merge is refused."""
     if output_kind(output)[0].name == "parquet":
         output_schema(inputs, text_field)
+
+
+def parquet_codec(inputs: Sequence[InputFile], default: str = "snappy") -> str:
+    """The compression codec Parquet output keeps: that of the first Parquet input's first
+    column chunk (its footer only is read), or `default` when no input is Parquet."""
+    import pyarrow.parquet as pq
+
+    for inp in inputs:
+        if inp.format != "parquet":
+            continue
+        md = pq.read_metadata(parquet_source(inp.path))
+        if md.num_row_groups and md.num_columns:
+            codec = md.row_group(0).column(0).compression.lower()
+            return "none" if codec == "uncompressed" else codec
+        return default
+    return default

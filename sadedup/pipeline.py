@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, db, graph
-from .config import Workflow, apply_overrides, load_workflow
+from .config import Workflow, apply_overrides, load_workflow, workflow_from_dict
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
 from .stages.base import Context, Stage
 from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
-from .workspace import Workspace
-from .writers import check_output
+from .workspace import MARKER, Workspace
+from .locations import has_glob, is_url
+from .outputs import output_of
 
 # modules the workers import while the driver ingests (numpy, pydivsufsort, the native core)
 PRELOAD = ("sadedup.stages.build", "sadedup.stages.repeats")
@@ -68,23 +69,44 @@ def _resolved(wf: Workflow) -> dict[str, Any]:
     return d
 
 
+def _recorded_workflow(workdir: str | Path) -> Workflow | None:
+    """The workflow a work folder sadedup made was last configured with, if it can be read."""
+    root = Path(workdir)
+    if not (root / MARKER).exists():
+        return None
+    try:
+        state = json.loads((root / "state.json").read_text())
+        return workflow_from_dict(state["workflow"])
+    except (OSError, ValueError, KeyError, TypeError, SadedupError):
+        return None  # a damaged state is said when the folder is opened
+
+
 def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None, inputs, output,
           restart: bool) -> Workspace:
     """The work folder, locked and configured for this command. Everything that can be
-    checked without the folder is checked before it is touched."""
-    wf = load_workflow(workflow, overrides)
+    checked without the folder is checked before it is touched. Without a workflow named, a
+    work folder keeps the one it has (and --set changes it): rerunning a command without its
+    workflow argument never switches the folder back to the default."""
+    recorded = _recorded_workflow(workdir) if workflow is None else None
+    wf = apply_overrides(recorded, overrides or []) if recorded is not None else load_workflow(workflow, overrides)
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None
     root = Path(workdir).resolve()
     if inputs:
         files, unsupported = expand_inputs(list(inputs))
-        for p in map(Path, inputs):
+        for given in inputs:
+            if is_url(given) or has_glob(given):
+                continue  # the files they name are checked below
+            p = Path(given)
             if p.is_dir() and root.is_relative_to(p.resolve()):
                 raise SadedupError(f"work folder {workdir} is inside the input folder {p}; put it elsewhere "
                                    f"(its own files would become inputs)")
             if p.resolve().is_relative_to(root):
                 raise SadedupError(f"input {p} is inside the work folder {workdir}; put the work folder elsewhere")
+        for f in files:
+            if isinstance(f.path, Path) and f.path.resolve().is_relative_to(root):
+                raise SadedupError(f"input {f.path} is inside the work folder {workdir}; put the work folder elsewhere")
     if output is not None:
         _check_output(output, list(inputs or []), workdir)
     ws = Workspace(workdir, create=True)
@@ -110,9 +132,13 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
 
 def _check_output(output: str | Path, inputs: list, workdir: str | Path) -> None:
     """Everything about the output that can be known before any work."""
-    if Path(output).resolve().is_relative_to(Path(workdir).resolve()):
+    out = output_of(output)
+    if not out.remote and Path(out.first).resolve().is_relative_to(Path(workdir).resolve()):
         raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
-    check_output(output, inputs)
+    out.check(inputs)
+    if out.remote:
+        return  # the check wrote a probe object there
+    output = out.first
     if not os.access(Path(output).resolve().parent, os.W_OK):  # found now, not at export
         raise SadedupError(f"output {output}: cannot write in {Path(output).resolve().parent} (permission denied "
                            f"or a read-only file system)")
@@ -240,8 +266,13 @@ def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
 
 def status(workdir: str | Path, verify: bool = False) -> list[dict[str, Any]]:
     """Every stage of the work folder's workflow with its state and why (see `standing`);
-    artifacts are checked by size, or with `verify` read back and checksummed."""
-    return standing(Workspace(workdir, readonly=True), verify=verify)
+    artifacts are checked by size, or with `verify` read back and checksummed. Its read-only
+    connection is closed before it returns (a caller in a long-lived process holds nothing open)."""
+    ws = Workspace(workdir, readonly=True)
+    try:
+        return standing(ws, verify=verify)
+    finally:
+        ws.engine.dispose()
 
 
 def _what_changed(stage: Stage, ctx: Context, row) -> str:

@@ -44,6 +44,7 @@ import zstandard
 from . import formats
 from .errors import SadedupError
 from .formats import InputFile, detect  # noqa: F401  (imported from here by other modules)
+from .locations import Url, expand_glob, has_glob, is_url, list_folder
 
 BOM = b"\xef\xbb\xbf"
 
@@ -73,7 +74,15 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
     skipped: list[tuple[str, str]] = []
     if not paths:
         raise SadedupError("no input given: pass --input PATH (a file or a folder)")
-    for p in map(Path, paths):
+    for given in paths:
+        if is_url(given) or (has_glob(given) and not os.path.lexists(given)):
+            try:
+                files += _expand_pattern(str(given), skipped)
+            except SadedupError as e:
+                said = str(e)
+                raise SadedupError(said if said.startswith("input ") else f"input {said}") from None
+            continue
+        p = Path(given)
         if p.is_dir():
             found, odd = _walk(p)
             here = []
@@ -100,7 +109,7 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
             raise SadedupError(f"input {p}: no such file or folder")
     seen: dict[Path, Path] = {}
     for f in files:
-        if not os.access(f.path, os.R_OK):
+        if not isinstance(f.path, Url) and not os.access(f.path, os.R_OK):
             raise SadedupError(f"input {f.path}: permission denied (cannot read the file)")
         real = f.path.resolve()
         if real in seen:  # its rows would be documents twice, under the same file and row
@@ -110,6 +119,38 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
         formats.check_compressed(f)
     skipped.sort()
     return files, skipped
+
+
+def _expand_pattern(given: str, skipped: list[tuple[str, str]]) -> list[InputFile]:
+    """The inputs a glob (local or remote), a URL of an object or a URL of a folder names, in
+    path order. Files of a folder or a glob that are not of a known format go to `skipped`
+    (they are named in input_errors, as for a local folder); a pattern that matches nothing
+    stops the run."""
+    if has_glob(given):
+        found, what = expand_glob(given), "glob"
+        if not found:
+            raise SadedupError(f"input {given}: the pattern matches no file")
+    else:
+        url = Url(given)
+        if url.is_file():
+            inp = detect(url)
+            if inp is None:
+                raise SadedupError(f"input {given}: unknown format (use {formats.listed()})")
+            return [inp]
+        if not url.is_dir():
+            raise SadedupError(f"input {given}: no such object or folder")
+        found, what = list_folder(url), "folder"
+    here, odd = [], []
+    for f in found:
+        inp = detect(f, in_folder=True)
+        if inp is None:
+            odd.append((str(f), formats.skip_reason(Path(f.name))))
+        else:
+            here.append(inp)
+    if not here:
+        raise SadedupError(f"input {given}: the {what} holds no file to read (use {formats.listed()})")
+    skipped.extend(odd)
+    return here
 
 
 def _walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -203,8 +244,9 @@ class _ZstdRaw(io.RawIOBase):
 
 def _open_binary(inp: InputFile, on_read, start: int = 0) -> BinaryIO:
     try:
-        f = open(inp.path, "rb")
-        f.seek(start)
+        f = inp.path.open("rb")
+        if start:
+            f.seek(start)
     except OSError as e:
         raise SadedupError(f"input {inp.path}: {e.strerror or e} (cannot open the file)") from None
     raw = io.BufferedReader(_Counting(f, on_read), 1 << 20)
@@ -333,7 +375,9 @@ def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read,
 def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
     """A Parquet input, checked to be readable and to have the text column."""
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(formats.parquet_source(path))
+    except SadedupError:
+        raise
     except PermissionError as e:
         raise SadedupError(f"input {path}: {e.strerror or e} (cannot open the file)") from None
     except Exception as e:  # pyarrow raises several types for a bad file
@@ -358,7 +402,7 @@ def parquet_batches(inp: InputFile, text_field: str, on_read=lambda n: None, cor
     is corrupt part way ends early: corrupt(rows read, error) is called, if given."""
     pf = open_parquet(inp.path, text_field)
     row = 0
-    size = os.path.getsize(inp.path)
+    size = inp.path.stat().st_size
     per_group = size // max(pf.num_row_groups, 1)
     try:
         for g in range(pf.num_row_groups):

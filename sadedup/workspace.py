@@ -34,6 +34,7 @@ from . import __version__, db, graph
 from .config import Workflow, workflow_from_dict
 from .errors import SadedupError, note_path
 from .provenance import Provenance
+from .locations import Url
 from .readers import InputFile, detect
 
 STATE = "state.json"
@@ -342,7 +343,7 @@ class Workspace:
             raise SadedupError(f"work folder {self.root} has no inputs yet; run `sadedup ingest --input ...` first")
         files = []
         for d in state["inputs"]:
-            inp = detect(Path(d["path"]))
+            inp = detect(d["path"])
             assert inp is not None
             files.append(inp)
         return files
@@ -432,7 +433,12 @@ def apply_resolved(wf: Workflow, resolved: dict) -> Workflow:
 
 
 def describe_input(f: InputFile) -> dict:
+    """What says an input is unchanged: its size and modification time, or for an object
+    behind a URL its size and ETag (its modification time where the store has no ETag)."""
     st = f.path.stat()
+    if isinstance(f.path, Url):
+        return {"path": str(f.path), "size": st.st_size,
+                **({"etag": st.etag} if st.etag else {"mtime_ns": st.st_mtime_ns})}
     return {"path": str(f.path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
@@ -449,6 +455,6 @@ def _what_changed(old: list[dict], new: list[dict]) -> str:
         o = old_by[p]
         if o["size"] != d["size"]:
             return f"{p} size {o['size']} -> {d['size']} bytes"
-        if o["mtime_ns"] != d["mtime_ns"]:
+        if o.get("etag") != d.get("etag") or o.get("mtime_ns") != d.get("mtime_ns"):
             return f"{p} was modified"
     return "their order changed"

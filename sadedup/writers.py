@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ import zstandard
 
 from . import formats
 from .errors import SadedupError, note_path
+from .locations import is_url
 from .readers import Record, expand_inputs
 
 
@@ -375,9 +377,11 @@ class ParquetWriter(Writer):
     """Rows one by one (write: rows read as JSON or text, or Parquet rows as dicts) or Parquet
     batches whole (write_batch), all in one schema: give it, covering every row (see
     formats.output_schema and RowSchema); without one, the first rows written decide it.
-    Row groups are of about BATCH rows, in the order written."""
+    Row groups are of layout.row_group_rows rows (fewer when GROUP_BYTES of rows come first),
+    in the order written."""
 
-    BATCH = 8192
+    BATCH = 8192              # rows given one by one become a table this many at a time
+    GROUP_BYTES = 64 << 20    # a row group is written before its rows take more memory than this
 
     def __init__(self, path: Path, text_field: str, compression: str | None = None,
                  schema: pa.Schema | None = None) -> None:
@@ -386,6 +390,8 @@ class ParquetWriter(Writer):
         self.buf: list[dict] = []          # rows given one by one, not yet a table
         self.pending: list[pa.Table] = []  # tables not yet written
         self.pending_rows = 0
+        self.pending_bytes = 0
+        self.layout = ParquetLayout()
         self.w: pq.ParquetWriter | None = None
 
     def write(self, rec: Record, text: str | None) -> None:
@@ -424,7 +430,8 @@ class ParquetWriter(Writer):
     def _pend(self, table: pa.Table) -> None:
         self.pending.append(table)
         self.pending_rows += table.num_rows
-        if self.pending_rows >= self.BATCH:
+        self.pending_bytes += table.nbytes
+        if self.pending_rows >= self.layout.row_group_rows or self.pending_bytes >= self.GROUP_BYTES:
             self._flush()
 
     def _flush(self) -> None:
@@ -433,11 +440,11 @@ class ParquetWriter(Writer):
         if not self.pending:
             return
         table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
-        self.pending, self.pending_rows = [], 0
+        self.pending, self.pending_rows, self.pending_bytes = [], 0, 0
         try:
             if self.w is None:
-                self.w = pq.ParquetWriter(self.tmp, self.schema)
-            self.w.write_table(table)
+                self.w = pq.ParquetWriter(self.tmp, self.schema, compression=self.layout.codec)
+            self.w.write_table(table, row_group_size=self.layout.row_group_rows)
         except OSError as e:
             raise note_path(e, self.tmp)
 
@@ -446,7 +453,7 @@ class ParquetWriter(Writer):
         try:
             if self.w is None:
                 schema = self.schema or pa.schema([("id", pa.string()), (self.text_field, pa.string())])
-                self.w = pq.ParquetWriter(self.tmp, schema)
+                self.w = pq.ParquetWriter(self.tmp, schema, compression=self.layout.codec)
             self.w.close()
         except OSError as e:
             raise note_path(e, self.tmp)
@@ -472,7 +479,7 @@ def check_output(path: str | Path, inputs: list[str | Path] = ()) -> None:
     if path.is_dir():
         raise SadedupError(f"output {path}: is a folder; name a file")
     real = path.resolve()
-    for i in map(Path, inputs):
+    for i in map(Path, (i for i in inputs if not is_url(i))):
         if real == i.resolve():
             raise SadedupError(f"output {path} is one of the inputs; write it elsewhere")
         if i.is_dir() and real.is_relative_to(i.resolve()):
@@ -481,8 +488,20 @@ def check_output(path: str | Path, inputs: list[str | Path] = ()) -> None:
         formats.output_schema(expand_inputs(list(inputs))[0])
 
 
-def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = None) -> Writer:
+@dataclass(frozen=True)
+class ParquetLayout:
+    """How Parquet output is laid out: the codec (the Parquet inputs' own, see
+    formats.parquet_codec) and the rows per row group."""
+    codec: str = "snappy"
+    row_group_rows: int = 32768
+
+
+def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = None,
+                layout: ParquetLayout | None = None) -> Writer:
     """A writer for the output path's format, named by its suffix."""
     check_output(path)
     fmt, compression = formats.output_kind(path)
-    return fmt.open_writer(Path(path), text_field, compression, parquet_schema)
+    w = fmt.open_writer(Path(path), text_field, compression, parquet_schema)
+    if layout is not None and isinstance(w, ParquetWriter):
+        w.layout = layout
+    return w

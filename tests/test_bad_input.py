@@ -711,7 +711,7 @@ def small_filesystem(tmp_path):
 
 @pytest.mark.parametrize("size, where", [
     ("500k", "sadedup.db"),
-    ("600k", "minhash/"),  # memory-mapped artifacts: their blocks are reserved before mapping
+    ("680k", "minhash/"),  # memory-mapped artifacts: their blocks are reserved before mapping
 ])
 def test_full_filesystem_then_rerun_resumes(full_disk_corpus, small_filesystem, tmp_path, size, where):
     """A real full disk (ENOSPC, which SQLite reports as SQLITE_FULL): one line naming the file;
@@ -770,7 +770,7 @@ def test_unknown_workflow_keys(cli, tmp_path):
                                 "tokenizer, min_length, drop_fraction, keep, shard_tokens, tokenizer_sample, prefilter)", wf)
     wf.write_text('stages = ["substring"]\n[dedup]\nmin_length = 5\n')
     _refused(cli, tmp_path, [], f"unknown workflow key 'dedup' in {wf} (known: stages, input, exact, minhash, "
-                                "substring, run)", wf)
+                                "lines, passages, decontaminate, substring, run, [[sources]])", wf)
     _refused(cli, tmp_path, ["--set", "minhash.bandz=3"], "unknown workflow key 'minhash.bandz' in --set (known in "
              "[minhash]: ngram, shingle, num_perm, bands, rows, threshold, verify, keep, seed, lowercase)")
 

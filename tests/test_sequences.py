@@ -166,6 +166,13 @@ def test_a_forgotten_input_uses_the_recorded_inputs(cli, corpus, tmp_path):
     other = tmp_path / "again.jsonl"
     cli("run", "--workdir", w, "--output", other, *SMALL)
     assert other.read_bytes() == want
+    # nor the settings: without a workflow named, the folder keeps its own (min_length=20 here),
+    # so nothing is redone and nothing changes; naming one switches to it
+    res = json.loads(cli("run", "--workdir", w, "--format", "json").stdout)
+    assert all(d.get("skipped") for d in res["stages"].values()) and other.read_bytes() == want
+    cli("run", "default", "--workdir", w, "--output", other)
+    assert db_rows(w, "SELECT json_extract(config, '$.substring.min_length') FROM runs ORDER BY run_id DESC "
+                      "LIMIT 1") == [(None,)]
     # a new folder without --input is refused, never filled with the sample
     p = cli("run", "--workdir", tmp_path / "new", "--output", tmp_path / "x.jsonl", check=False)
     one_line_refusal(p, "no input given")

@@ -14,7 +14,9 @@ task writes its piece to a part file next to the output, and the parts are joine
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -29,11 +31,14 @@ import pyarrow as pa
 from .. import faults, formats
 from ..db import DB_NAME, column_rows
 from ..errors import SadedupError
+from ..locations import as_path
 from ..executor import imap_reading
-from ..progress import bar
+from ..progress import bar, warn
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, parquet_batches, read_records
+from ..locations import as_path, expand_glob, upload
+from ..outputs import Output, describe, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
-from ..writers import RowSchema, check_output, open_writer, row_of
+from ..writers import ParquetLayout, RowSchema, open_writer, row_of
 from .base import Context, Stage
 
 DECISIONS = ("doc_id", "doc_row", "doc_kept", "span_doc", "span_start", "span_end")
@@ -52,11 +57,14 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
 ROWS_BLOCK = 1 << 16  # decisions are read this many rows at a time: a piece may hold millions
 
 
-def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str, id_field: str,
-                schema_from: pa.Schema | None = None, on_read=lambda n: None) -> dict[str, int]:
-    """Task: the kept documents of `pieces`, in order and cut, written to `part`. A piece is
-    (path, format, compression, lines or None, first doc index, end doc index): `lines` is
-    (start, end, rows before start) of an uncompressed JSONL file.
+def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_field: str, id_field: str,
+                schema_from: pa.Schema | None = None, on_read=lambda n: None, rows_per_part: int = 0,
+                uploads: list[str] | None = None, layout: ParquetLayout | None = None) -> dict[str, int]:
+    """Task: the kept documents of `pieces`, in order and cut, written to `parts[0]`, or with
+    `rows_per_part` to parts[0], parts[1], ... of that many rows each. A piece is (path,
+    format, compression, lines or None, first doc index, end doc index): `lines` is (start,
+    end, rows before start) of an uncompressed JSONL file. With `uploads`, each finished part
+    is uploaded to the URL beside it and its local file removed.
 
     Parquet output is in one schema: `schema_from`, the Parquet inputs' schemas unified
     (formats.output_schema; found here when None), and, for rows read as JSON or text, every
@@ -68,7 +76,7 @@ def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str,
     def rows_of(piece, on_read):
         """(record, cut text or None) of every kept document of a piece, in order."""
         path, fmt, compression, lines, a, b = piece
-        inp = InputFile(Path(path), fmt, compression)
+        inp = InputFile(as_path(path), fmt, compression)
         docs = column_rows([d[k][a:b] for k in ("doc_id", "doc_row", "doc_kept")], ROWS_BLOCK)
         s0 = int(np.searchsorted(d["span_doc"], d["doc_id"][a])) if b > a else 0
         s1 = int(np.searchsorted(d["span_doc"], d["doc_id"][b - 1], side="right")) if b > a else 0
@@ -97,7 +105,7 @@ def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str,
         path, fmt, compression, _, a, b = piece
         rows, keep, ids = d["doc_row"][a:b], d["doc_kept"][a:b], d["doc_id"][a:b]
         at = 0  # the file's documents in the batches before
-        for before, batch in parquet_batches(InputFile(Path(path), fmt, compression), text_field, on_read):
+        for before, batch in parquet_batches(InputFile(as_path(path), fmt, compression), text_field, on_read):
             faults.point("export.row")
             upto = int(np.searchsorted(rows, before + batch.num_rows, side="right"))
             sel = np.asarray(keep[at:upto]).astype(bool)
@@ -118,50 +126,118 @@ def export_part(pieces: list[tuple], decisions: str, part: str, text_field: str,
         if at != b - a:
             raise SadedupError(f"input {path} changed since ingest: row {int(rows[at])} is gone; rerun with --restart")
 
-    to_parquet = formats.output_kind(part)[0].name == "parquet"
+    to_parquet = formats.output_kind(parts[0])[0].name == "parquet"
     schema = None
     if to_parquet:
         schema = schema_from if schema_from is not None else formats.output_schema(
-            [InputFile(Path(p[0]), p[1], p[2]) for p in pieces], text_field)
+            [InputFile(as_path(p[0]), p[1], p[2]) for p in pieces], text_field)
         others = [p for p in pieces if p[1] != "parquet"]
         if others:  # every field of every row read as JSON or text: a pass over them first
-            rs = RowSchema(part, schema)
+            rs = RowSchema(parts[0], schema)
             for p in others:
                 for rec, _ in rows_of(p, lambda n: None):
                     rs.add(row_of(rec, text_field), rec.source, rec.row)
             schema = rs.result()
-    writer = open_writer(Path(part), text_field, schema)
+    out = _Parts(parts, rows_per_part, text_field, schema, uploads, layout)
     kept = changed = 0
     try:
         for piece in pieces:
             if to_parquet and piece[1] == "parquet":
                 for batch, texts in batches_of(piece, on_read):
-                    writer.write_batch(batch, texts)
+                    out.write_batch(batch, texts)
                     kept, changed = kept + batch.num_rows, changed + len(texts)
                 continue
             for rec, text in rows_of(piece, on_read):
-                writer.write(rec, text)
+                out.write(rec, text)
                 kept, changed = kept + 1, changed + (text is not None)
-        writer.close()
+        out.close()
     except BaseException:
-        writer.abort()
+        out.abort()
         raise
-    return {"rows": kept, "cut": changed}
+    return {"rows": kept, "cut": changed, "parts": out.opened}
+
+
+class _Parts:
+    """One writer after another: rows go to parts[0] until it holds `rows_per_part` rows (0:
+    no limit), then to parts[1], ... Every part named is written, an empty one too (a file
+    with no kept row keeps its place among the parts). A finished part is uploaded to its URL
+    in `uploads`, when given, and its local file removed."""
+
+    def __init__(self, parts: list[str], rows_per_part: int, text_field: str, schema: pa.Schema | None,
+                 uploads: list[str] | None, layout: ParquetLayout | None) -> None:
+        self.parts, self.limit, self.uploads = parts, rows_per_part, uploads
+        self.open_one = lambda path: open_writer(Path(path), text_field, schema, layout)
+        self.at, self.rows = 0, 0
+        self.w = self.open_one(parts[0])
+        self.opened = 1
+
+    def _room(self) -> int:
+        if not self.limit:
+            return 1 << 62
+        if self.rows >= self.limit:
+            self._next()
+        return self.limit - self.rows
+
+    def _next(self) -> None:
+        self._finish()
+        self.at += 1
+        if self.at >= len(self.parts):
+            raise SadedupError(f"output {self.parts[0]}: more rows than the parts planned for them; "
+                               f"rerun with --restart")
+        self.w, self.rows = self.open_one(self.parts[self.at]), 0
+        self.opened += 1
+
+    def _finish(self) -> None:
+        self.w.close()
+        if self.uploads is not None:
+            local = Path(self.parts[self.at])
+            upload(local, as_path(self.uploads[self.at]))
+            local.unlink(missing_ok=True)
+
+    def write(self, rec, text) -> None:
+        self._room()
+        self.w.write(rec, text)
+        self.rows += 1
+
+    def write_batch(self, batch: pa.RecordBatch, texts: dict[int, str]) -> None:
+        at = 0
+        while at < batch.num_rows or (at == 0 and batch.num_rows == 0):
+            n = min(self._room(), batch.num_rows - at)
+            part = {i - at: t for i, t in texts.items() if at <= i < at + n}
+            self.w.write_batch(batch.slice(at, n) if (at or n < batch.num_rows) else batch, part)
+            self.rows += n
+            at += n
+            if batch.num_rows == 0:
+                break
+
+    def close(self) -> None:
+        self._finish()
+        while self.at + 1 < len(self.parts):  # parts that got no row: written empty
+            self.at += 1
+            self.w, self.rows = self.open_one(self.parts[self.at]), 0
+            self.opened += 1
+            self._finish()
+
+    def abort(self) -> None:
+        self.w.abort()
 
 
 @dataclass(frozen=True)
 class ExportPart:
-    """Task: the kept documents of `pieces`, in order and cut, into the file `part`."""
+    """Task: the kept documents of `pieces`, in order and cut, into the files `parts`."""
     pieces: list
     decisions: str
-    part: str
+    parts: list
     text_field: str
     id_field: str
     schema_from: pa.Schema | None
+    rows_per_part: int = 0
+    uploads: list | None = None
+    layout: ParquetLayout | None = None
 
     def __call__(self, on_read=lambda n: None) -> dict[str, int]:
-        return export_part(self.pieces, self.decisions, self.part, self.text_field, self.id_field, self.schema_from,
-                           on_read)
+        return export_part(self.pieces, self.decisions, self.parts, self.text_field, self.id_field, self.schema_from,
+                           on_read, self.rows_per_part, self.uploads, self.layout)
 
 
 def _columns_to_files(con: sqlite3.Connection, table: str, columns: list[str], order: str, folder: Path,
@@ -254,65 +330,174 @@ class Export(Stage):
     def __init__(self, output: str | Path | None = None, piece_bytes: int = PIECE_BYTES) -> None:
         self.output = output
         self.piece_bytes = piece_bytes
+        self._written: list[str] | None = None  # the parts this run wrote, for its record
+        self._before: tuple[str | None, list[str]] = (None, [])  # (output, parts) of the last export
 
-    def _output(self, ctx: Context) -> Path:
+    def _output(self, ctx: Context) -> Output:
         out = self.output or ctx.ws.output
         if not out:
             raise SadedupError("no output path: pass --output PATH")
-        return Path(out)
+        out = output_of(out)
+        return out if out.remote else Output(str(Path(out.spec).resolve()))
 
     def settings(self, ctx: Context) -> Any:
-        return str(self._output(ctx).resolve())
+        out, run = self._output(ctx), ctx.wf.run
+        parquet = formats.output_kind(out.first)[0].name == "parquet"
+        return [out.spec, run.output_rows if out.sharded else None, run.row_group_rows if parquet else None]
+
+    def _parts(self, ctx: Context) -> list[str]:
+        """The files it wrote: this run's, or those recorded."""
+        if self._written is not None:
+            return self._written
+        return ctx.ws.stage_detail(self.name).get("parts") or []
 
     def files(self, ctx: Context) -> list[Path]:
-        return [self._output(ctx)]
+        out = self._output(ctx)
+        if out.remote:
+            return []  # objects: whole() compares their size and ETag with the record
+        return [Path(p) for p in self._parts(ctx)] if out.sharded else [out.local()]
+
+    def whole(self, ctx: Context, key: str) -> bool:
+        out = self._output(ctx)
+        if not out.remote:
+            return True
+        recorded = ctx.ws.stage_detail(self.name).get("objects") or []
+        try:
+            return bool(recorded) and all(describe(d["path"]) == d for d in recorded)
+        except SadedupError:
+            return False
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        # what the last export wrote, read before the record is marked running
+        last = ctx.ws.stage_detail(self.name)
+        self._before = (last.get("spec"), last.get("parts") or [])
+        return super().run(ctx)
 
     def summary(self, d: dict[str, Any]) -> str:
-        return f"export: {d['rows']} document(s) written to {d['output']} ({d['cut']} with passages cut)"
+        where = d["output"] if len(d.get("parts") or [1]) <= 1 else f"{len(d['parts'])} parts {d['output']}"
+        return f"export: {d['rows']} document(s) written to {where} ({d['cut']} with passages cut)"
 
     def work(self, ctx: Context, key: str) -> dict[str, Any]:
         out = self._output(ctx)
-        if out.resolve().is_relative_to(ctx.ws.root.resolve()):
-            raise SadedupError(f"output {out} is inside the work folder {ctx.ws.root}; write it elsewhere")
+        if not out.remote and out.local().is_relative_to(ctx.ws.root.resolve()):
+            raise SadedupError(f"output {out.spec} is inside the work folder {ctx.ws.root}; write it elsewhere")
         recorded = ctx.ws.read_state()["inputs"]
-        check_output(out, [d["path"] for d in recorded])  # before its lock file is made beside it
-        with output_lock(out):
+        out.check([d["path"] for d in recorded])  # before its lock file is made beside it
+        if out.remote:  # an object store has no lock to take: one writer per URL is the user's to keep
+            return self._write(ctx, out, recorded)
+        with output_lock(out.local()):
             return self._write(ctx, out, recorded)
 
-    def _write(self, ctx: Context, out: Path, recorded: list[dict]) -> dict[str, Any]:
+    def _write(self, ctx: Context, out: Output, recorded: list[dict]) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
         inputs, _ = expand_inputs([d["path"] for d in recorded])
         for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row
             if describe_input(inp) != was:
-                raise SadedupError(f"input {inp.path} changed since it was ingested (size or modification time); "
-                                   f"rerun with --restart to start over")
+                raise SadedupError(f"input {inp.path} changed since it was ingested (size, modification time or "
+                                   f"ETag); rerun with --restart to start over")
         # Parquet output: the Parquet inputs' schemas, unified (a conflict stops the run here)
-        parquet = formats.output_kind(out)[0].name == "parquet"
+        parquet = formats.output_kind(out.first)[0].name == "parquet"
         schema_from = formats.output_schema(inputs, wf.input.text_field) if parquet else None
+        layout = ParquetLayout(formats.parquet_codec(inputs), wf.run.row_group_rows) if parquet else None
         decisions = ws.root / "export.partial"
-        parts_dir = out.with_name(f".{out.name}.sadedup-parts")  # a name no one else would pick: it is emptied
-        for folder in (decisions, parts_dir):
+        # parts are written beside the output, or for a URL in the work folder, then uploaded
+        staging = decisions / "staging" if out.remote else out.local().with_name(
+            f".{out.local().name}.sadedup-parts")  # a name no one else would pick: it is emptied
+        for folder in (decisions, staging):
             shutil.rmtree(folder, ignore_errors=True)
         decisions.mkdir()
+        spec, parts = self._before
+        before = parts if spec == out.spec else []
         try:
             ranges = _snapshot_decisions(ws.root / DB_NAME, decisions)
+            kept_rows = np.load(decisions / "doc_kept.npy", mmap_mode="r")
             pieces, sizes = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"),
                                   ctx.executor.workers, self.piece_bytes)
-            if parquet or len(pieces) == 1:  # Parquet output is one file, written by one task
-                tasks = [ExportPart(pieces, str(decisions), str(out), wf.input.text_field, wf.input.id_field,
-                                    schema_from)]
-                sizes = [sum(sizes)]
-            else:
-                parts_dir.mkdir()
-                tasks = [ExportPart([p], str(decisions), str(parts_dir / f"part_{i:05d}.{out.name}"),
-                                    wf.input.text_field, wf.input.id_field, schema_from) for i, p in enumerate(pieces)]
+            staging.mkdir()
+            task = functools.partial(ExportPart, decisions=str(decisions), text_field=wf.input.text_field,
+                                     id_field=wf.input.id_field, schema_from=schema_from, layout=layout)
+            if out.sharded:
+                tasks, sizes, names = _sharded_tasks(task, out, inputs, ranges, kept_rows, pieces, sizes,
+                                                     wf.run.output_rows, staging)
+            elif parquet or len(pieces) == 1 or out.remote:  # one file, written by one task
+                name = str(staging / out.local().name) if not out.remote else str(staging / out.url().name)
+                tasks = [task(pieces, parts=[name] if out.remote else [str(out.local())])]
+                sizes, names = [sum(sizes)], [out.spec]
+            else:  # pieces in parallel, joined in order
+                tasks = [task([p], parts=[str(staging / f"part_{i:05d}.{out.local().name}")])
+                         for i, p in enumerate(pieces)]
+                names = [out.spec]
             kept = changed = 0
             with bar("export", sum(sizes), "bytes") as b:
                 for _, res in imap_reading(ctx.executor, tasks, sizes, b.advance):
                     kept, changed = kept + res["rows"], changed + res["cut"]
-            if len(tasks) > 1:
-                _join([Path(t.part) for t in tasks], out)
+            if not out.sharded and len(tasks) > 1:
+                _join([Path(t.parts[0]) for t in tasks], out.local())
+            if out.remote and not out.sharded:
+                upload(Path(tasks[0].parts[0]), out.url())
         finally:
-            for folder in (decisions, parts_dir):
+            for folder in (decisions, staging):
                 shutil.rmtree(folder, ignore_errors=True)
-        return {"output": str(out), "rows": kept, "cut": changed, "pieces": len(tasks)}
+        _remove_stale(before, names)
+        self._written = names
+        detail = {"output": str(self.output or ws.output), "spec": out.spec, "rows": kept, "cut": changed,
+                  "pieces": len(tasks), "parts": names}
+        if out.remote:
+            detail["objects"] = [describe(n) for n in names]
+        _warn_strangers(out, names)
+        return detail
+
+
+def _sharded_tasks(task, out: Output, inputs: list[InputFile], ranges: dict[str, tuple[int, int]],
+                   kept: np.ndarray, pieces: list[tuple], sizes: list[int], rows_per_part: int,
+                   staging: Path) -> tuple[list, list[int], list[str]]:
+    """One task per input file, writing its parts: one part per file, or ceil(kept / N) parts
+    of N rows, numbered on across the files in input order. For a URL each part is written in
+    `staging` and uploaded by the task."""
+    tasks, task_sizes, names = [], [], []
+    for inp in inputs:
+        mine = [i for i, p in enumerate(pieces) if p[0] == str(inp.path)]
+        a, b = ranges.get(inp.name, (0, 0))
+        n_kept = int(np.count_nonzero(kept[a:b]))
+        n_parts = 1 if not rows_per_part else -(-n_kept // rows_per_part)
+        if not n_parts:
+            continue
+        first = len(names)
+        these = [out.part(first + k) for k in range(n_parts)]
+        names += these
+        local = [str(staging / f"{first + k:06d}.{as_path(n).name}") for k, n in enumerate(these)] \
+            if out.remote else these
+        tasks.append(task([pieces[i] for i in mine], parts=local, rows_per_part=rows_per_part,
+                          uploads=these if out.remote else None))
+        task_sizes.append(sum(sizes[i] for i in mine))
+    return tasks, task_sizes, names
+
+
+def _remove_stale(before: list[str], now: list[str]) -> None:
+    """Parts an earlier export of this output wrote that this one did not (fewer parts now):
+    left in place they would read as part of the output."""
+    for name in sorted(set(before) - set(now)):
+        p = as_path(name)
+        try:
+            if isinstance(p, Path):
+                p.unlink(missing_ok=True)
+            else:
+                p.fs.rm_file(p.fspath)
+        except (OSError, FileNotFoundError):
+            pass
+
+
+def _warn_strangers(out: Output, names: list[str]) -> None:
+    """Files beside the parts that match their pattern but were not written now: a reader
+    globbing the parts would take them in."""
+    if not out.sharded:
+        return
+    pattern = re.sub(r"\{shard[^}]*\}", "*", out.spec)
+    try:
+        found = {str(p) for p in expand_glob(pattern)}
+    except SadedupError:
+        return
+    extra = sorted(found - set(names))
+    if extra:
+        warn(f"{len(extra)} file(s) beside the output match {pattern} but are not part of it "
+             f"(e.g. {extra[0]}); remove them before reading the parts with a glob")

@@ -25,6 +25,7 @@ import numpy as np
 from .. import faults
 from ..progress import bar
 from ..errors import note_path
+from ..locations import as_path
 from ..executor import imap_reading
 from ..readers import (PIECE_BYTES, InputFile, TextFieldSeen, expand_inputs, input_pieces, json_ext_id, open_parquet,
                        read_records)
@@ -57,7 +58,7 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
     and what the database needs per row to `part`.rows, in pickled chunks of ROWS_PER_CHUNK
     rows (a compressed file is one piece however large): (row, ext_id, characters, bytes)
     per document and (row, error) per row set aside."""
-    inp, part, limit = InputFile(Path(t.path), t.format, t.compression), t.part, t.limit
+    inp, part, limit = InputFile(as_path(t.path), t.format, t.compression), t.part, t.limit
     docs: list[tuple] = []
     errors: list[tuple] = []
     chunks = 0

@@ -1,0 +1,101 @@
+"""Where export writes: one file, or parts named by `{shard}`, on a local path or a URL.
+
+- `out.jsonl`: one file, written whole under a temporary name and renamed into place.
+- `out/part-{shard:05d}.parquet`: one part per input file, in input order (part i holds the
+  kept rows of input file i; a file with no kept row still gets its part, so the parts line up
+  with the inputs); with `run.output_rows = N`, parts of at most N rows, numbered on across the
+  files, a part never holding rows of two files.
+- `s3://bucket/clean/part-{shard:05d}.parquet` (any fsspec URL): each file or part is written
+  to the work folder first and then uploaded whole (an object appears only once complete).
+
+A format field other than `shard` in the name is refused, as is `{shard}` in a folder name.
+"""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import formats
+from .errors import SadedupError
+from .locations import Url, as_path, check_writable, is_url
+
+
+@dataclass(frozen=True)
+class Output:
+    spec: str
+
+    @property
+    def sharded(self) -> bool:
+        return "{" in self.spec
+
+    @property
+    def remote(self) -> bool:
+        return is_url(self.spec)
+
+    def part(self, i: int) -> str:
+        """The name of part i (the output itself when not sharded)."""
+        if not self.sharded:
+            return self.spec
+        _check_pattern(self.spec)
+        return self.spec.format(shard=i)
+
+    @property
+    def first(self) -> str:
+        return self.part(0)
+
+    def local(self, i: int = 0) -> Path:
+        assert not self.remote
+        return Path(self.part(i))
+
+    def url(self, i: int = 0) -> Url:
+        return Url(self.part(i))
+
+    def check(self, inputs: list) -> None:
+        """Everything about the output that can be known before any work."""
+        from .writers import check_output
+
+        if self.remote:
+            formats.output_kind(self.first)
+            url = self.url()
+            try:
+                if url.is_dir():
+                    raise SadedupError(f"output {self.spec}: is a folder; name a file")
+                check_writable(url)
+            except SadedupError as e:
+                said = str(e)
+                raise SadedupError(said if said.startswith("output ") else f"output {said}") from None
+            if formats.output_kind(self.first)[0].name == "parquet" and inputs:
+                from .readers import expand_inputs
+
+                formats.output_schema(expand_inputs(list(inputs))[0])
+            return
+        check_output(self.first, inputs)
+
+
+def _check_pattern(spec: str) -> None:
+    name = spec.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(spec) if f is not None]
+    except ValueError as e:
+        raise SadedupError(f"output {spec}: not a valid name pattern ({e}); use e.g. part-{{shard:05d}}.jsonl") from None
+    if any(f != "shard" for f in fields):
+        other = next(f for f in fields if f != "shard")
+        raise SadedupError(f"output {spec}: unknown field {{{other}}} in the name; only {{shard}} is filled in")
+    if "{" in spec[:len(spec) - len(name)]:
+        raise SadedupError(f"output {spec}: {{shard}} may be only in the file name, not in a folder")
+    try:
+        spec.format(shard=0)
+    except (ValueError, IndexError, KeyError) as e:
+        raise SadedupError(f"output {spec}: {{shard}} has a format that does not take a number ({e})") from None
+
+
+def output_of(spec: str | Path) -> Output:
+    return Output(str(spec) if not isinstance(spec, Url) else spec.url)
+
+
+def describe(path: str) -> dict:
+    """What says a written part is still what export wrote: its size, and for an object its ETag."""
+    p = as_path(path)
+    st = p.stat()
+    return {"path": str(p), "size": st.st_size, **({"etag": st.etag} if isinstance(p, Url) and st.etag else {})}

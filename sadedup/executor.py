@@ -20,6 +20,7 @@ Task = Callable[[], Any]
 
 class Executor(Protocol):
     workers: int
+    peak: int  # the largest resident memory a worker reached in a task since this was last set to 0
 
     def imap(self, tasks: Sequence[Task]) -> Iterator[tuple[int, Any]]:
         """Runs every task; yields (task index, result) as each finishes."""
@@ -35,8 +36,10 @@ class Executor(Protocol):
 
 
 class InlineExecutor:
-    """Every task in this process, one after another (debugging, tests, tiny inputs)."""
+    """Every task in this process, one after another (debugging, tests, tiny inputs). Their
+    memory is the driver's, measured by the stage."""
     workers = 1
+    peak = 0
 
     def __init__(self, workers: int = 1) -> None:
         pass
@@ -87,6 +90,7 @@ class LocalExecutor:
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
+        self.peak = 0
         self._pool: ProcessPoolExecutor | None = None
 
     def _get_pool(self) -> ProcessPoolExecutor:
@@ -117,14 +121,15 @@ class LocalExecutor:
         pending = {}
         try:
             for i, task in itertools.islice(queue, in_flight):
-                pending[self._submit(task)] = i
+                pending[self._submit(_measured, task)] = i
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
-                    result = fut.result()
+                    result, peak = fut.result()
+                    self.peak = max(self.peak, peak)
                     for j, task in itertools.islice(queue, 1):  # the next one, before the caller works
-                        pending[self._submit(task)] = j
+                        pending[self._submit(_measured, task)] = j
                     yield i, result
         except (Exception, GeneratorExit):
             # the rest is not wanted; an interrupt instead kills the pool (close(abort=True)),
@@ -157,11 +162,20 @@ class LocalExecutor:
         self._pool = None
 
 
-def _call(task: Task) -> Any:
+def _measured(task: Task) -> tuple[Any, int]:
+    """On a worker: the task's result and the peak resident memory of its process while it ran."""
+    from .memory import peak_bytes, reset_peak
+
+    reset_peak()
+    result = task()
+    return result, peak_bytes()
+
+
+def _call(task: Task) -> tuple[Any, int]:
     from . import faults
 
     faults.delay()
-    return task()
+    return _measured(task)
 
 
 def _can_see(root: str) -> str | None:
@@ -209,6 +223,7 @@ class DaskExecutor:
             self.client.close()
             raise SadedupError(f"dask scheduler {scheduler} has no workers")
         self.workers = threads
+        self.peak = 0
         self._pending: list = []
 
     def check_workdir(self, root: str) -> None:
@@ -228,7 +243,9 @@ class DaskExecutor:
         self._pending = futures
         try:
             for fut in as_completed(futures, loop=self.client.loop):
-                yield index[fut.key], fut.result()
+                result, peak = fut.result()
+                self.peak = max(self.peak, peak)
+                yield index[fut.key], result
         except (Exception, GeneratorExit):
             self.client.cancel(futures)
             raise

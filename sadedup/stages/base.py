@@ -17,6 +17,7 @@ from .. import faults, graph
 from ..config import Workflow
 from ..errors import Interrupted
 from ..executor import Executor, InlineExecutor
+from ..memory import peak_bytes, reset_peak
 from ..progress import bar, say
 from ..workspace import Workspace, digest
 
@@ -110,6 +111,8 @@ class Stage:
             return ws.stage_detail(self.name) | {"skipped": True}
         ws.mark(self.name, key, "running")
         t0 = time.perf_counter()
+        reset_peak()
+        ctx.executor.peak = 0
         try:
             detail = self.work(ctx, key)
         except BaseException as e:
@@ -121,6 +124,9 @@ class Stage:
             raise
         decided = detail.pop("digest", None)
         detail.setdefault("seconds", round(time.perf_counter() - t0, 3))
+        # peak resident memory while the stage ran: of the driver, of the busiest worker, the larger
+        of = {"driver": peak_bytes(), "worker": ctx.executor.peak}
+        detail["peak_memory"], detail["peak_memory_of"] = max(of.values()), of
         files = self.files(ctx)
         ws.mark(self.name, key, "done", files=files or None, checksum=decided or self._shards_digest(ctx),
                 stamps=self.stamps(ctx), **detail)

@@ -18,6 +18,7 @@ from helpers import db_rows, read_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import sadedup
 from sadedup import ConfigError, native, pipeline
 from sadedup.stages import lines as lines_stage
 
@@ -225,6 +226,9 @@ def test_keep_none_strikes_every_copy_at_min_docs(tmp_path):
     rows = db_rows(tmp_path / "work", "SELECT doc_id, src_doc_id, src_char_start FROM spans ORDER BY doc_id")
     # the first document's source is the first occurrence in a second document
     assert rows == [(0, 1, 0), (1, 0, 0), (2, 0, 0)]
+    # the Python API runs the stage too, with the same names as the command
+    detail = sadedup.lines(tmp_path / "work", {"lines.keep": "first"}, quiet=True)
+    assert (detail["keep"], detail["removed_lines"], detail["spans"]) == ("first", 3, 3)
 
 
 def test_any_chunking_and_workers_decide_the_same(tmp_path):

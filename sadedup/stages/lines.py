@@ -26,15 +26,16 @@ Out of core, in phases (tasks on the executor unless said):
 1. scan, per chunk of documents (about CHUNK_BYTES of text, in document order): the native
    kernel finds every line, keys and hashes the ones it can (ASCII and the other characters
    NFC never changes; their strip is done in C), and hands back the rest, whose keys Python
-   makes (NFC) and the kernel hashes. Written per chunk: ``hash.npy`` (uint64 per line with a
-   key), ``line.npy`` (int64 rows: document's place in document order, first and end code
-   point), and the chunk's distinct hashes, sorted, with their counts (occurrences for
-   ``first``, documents for ``none``) cut into hash-range partitions (``u.npy``, ``c.npy``,
-   ``cut.npy``);
+   makes (NFC) and the kernel hashes. Written per chunk: ``line.npy`` (int64 rows per line
+   with a key: document's place in document order, first and end code point), the chunk's
+   distinct hashes, sorted, with their counts (occurrences for ``first``, documents for
+   ``none``) and the bounds of the hash-range partitions (``u.npy``, ``c.npy``,
+   ``cut.npy``), and each line's index among the distinct hashes (``inv.npy``);
 2. count, per partition: the counts of every chunk summed; the keys that can matter (twice
    or more for ``first``, in the fewest ``min_docs`` documents for ``none``) are kept, so the
    rest of the stage holds only repeated keys: ``repeated.npy`` (sorted) and ``counts.npy``;
-3. group ids, per chunk: each line's index in ``repeated.npy`` or -1 (``gid.npy``);
+3. group ids, per chunk: each line's index in ``repeated.npy`` or -1 (``gid.npy``), looked up
+   for the chunk's distinct hashes, which are sorted, and spread to the lines by ``inv.npy``;
 4. on the driver, chunks in document order: the native keep-first pass (state per repeated
    key: its first surviving occurrence) with the drop rule and its cascade, or for ``none``
    a pass for every key's first two occurrences and then the strike; spans per chunk.
@@ -57,7 +58,7 @@ import numpy as np
 import xxhash
 
 from .. import native
-from ..keep import order_settings, source_values
+from ..keep import source_values
 from ..progress import bar
 from ..store import TextStore
 from ..workspace import load_npy, save_npy, task_sums, writable_npy
@@ -75,7 +76,7 @@ PART_BYTES = 64 << 20
 MAX_PARTS = 4096
 # changes when keys, hashing or the rules change, so old results are not reused
 VERSION = 1
-SCAN_FILES = ("hash.npy", "line.npy", "u.npy", "c.npy", "cut.npy")
+SCAN_FILES = ("line.npy", "inv.npy", "u.npy", "c.npy", "cut.npy")
 
 
 def line_keys(texts: np.ndarray, starts: np.ndarray, ends: np.ndarray,
@@ -105,25 +106,34 @@ def partition_bits(total_bytes: int) -> int:
     return (parts - 1).bit_length()
 
 
-def distinct_counts(h: np.ndarray, doc: np.ndarray, per_document: bool) -> tuple[np.ndarray, np.ndarray]:
+def distinct_counts(h: np.ndarray, doc: np.ndarray,
+                    per_document: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct hashes of a chunk's lines, sorted, with how many lines (or, with
-    per_document, how many documents) hold each."""
+    per_document, how many documents) hold each, and each line's index among them."""
     if not len(h):
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    order = np.argsort(h, kind="stable")  # stable: a key's lines stay in document order
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int32)
+    order = np.argsort(h)
     hs = h[order]
     new = np.empty(len(hs), dtype=bool)
     new[0] = True
     np.not_equal(hs[1:], hs[:-1], out=new[1:])
     first = np.flatnonzero(new)
-    if per_document:
-        ds = doc[order]
-        weight = new.copy()
-        weight[1:] |= ds[1:] != ds[:-1]       # a new (key, document) pair
-        counts = np.add.reduceat(weight.astype(np.int64), first)
-    else:
-        counts = np.diff(np.append(first, len(hs)))
-    return hs[first], counts.astype(np.int64)
+    run = np.cumsum(new) - 1
+    counts = np.diff(np.append(first, len(hs)))
+    if per_document and (counts > 1).any():
+        # documents, not lines: only keys seen twice in the chunk need their (key, document)
+        # pairs told apart, so only those are sorted again
+        at = np.flatnonzero(counts[run] > 1)
+        r, d = run[at], doc[order[at]]
+        o = np.lexsort((d, r))
+        r, d = r[o], d[o]
+        pair = np.empty(len(r), dtype=bool)
+        pair[0] = True
+        pair[1:] = (r[1:] != r[:-1]) | (d[1:] != d[:-1])
+        counts = np.where(counts > 1, np.bincount(r[pair], minlength=len(first)), counts)
+    inv = np.empty(len(h), dtype=np.int32 if len(first) < 2**31 else np.int64)
+    inv[order] = run
+    return hs[first], counts.astype(np.int64), inv
 
 
 def partition_cuts(u: np.ndarray, bits: int) -> np.ndarray:
@@ -149,10 +159,10 @@ class ScanChunk:
         store = TextStore(Path(self.root))
         ids = np.asarray(np.load(Path(self.folder) / "docs.npy", mmap_mode="r")[self.i:self.j])
         h, line, slow = line_keys(store.data, store.offsets[ids], store.offsets[ids + 1], self.i)
-        u, c = distinct_counts(h, line[:, 0], self.per_document)
+        u, c, inv = distinct_counts(h, line[:, 0], self.per_document)
         out = Path(self.folder) / f"chunk_{self.k:05d}"
         out.mkdir(exist_ok=True)
-        for name, arr in zip(SCAN_FILES, (h, line, u, c, partition_cuts(u, self.bits))):
+        for name, arr in zip(SCAN_FILES, (line, inv, u, c, partition_cuts(u, self.bits))):
             save_npy(out / name, arr)
         return {"documents": self.j - self.i, "lines": len(h), "python_lines": slow, "distinct": len(u),
                 **task_sums([out / f for f in SCAN_FILES])}
@@ -193,20 +203,23 @@ class CountPartition:
 
 @dataclass(frozen=True)
 class GroupIds:
-    """Task: each line of chunk dir's index in the sorted repeated keys (-1: not repeated)."""
+    """Task: each line of chunk dir's index in the sorted repeated keys (-1: not repeated),
+    found for the chunk's distinct keys (sorted: one merge-like pass) and spread to its
+    lines through inv.npy."""
     dir: str
     repeated: str
 
     def __call__(self) -> dict[str, Any]:
         d = Path(self.dir)
-        h = load_npy(d / "hash.npy", mmap=False)
-        rep = load_npy(Path(self.repeated))
-        gid = np.full(len(h), -1, dtype=np.int64)
-        if len(rep) and len(h):
-            at = np.searchsorted(rep, h)
+        u = load_npy(d / "u.npy", mmap=False)
+        rep = load_npy(Path(self.repeated), mmap=False)
+        of_u = np.full(len(u), -1, dtype=np.int64)
+        if len(rep) and len(u):
+            at = np.searchsorted(rep, u)
             hit = at < len(rep)
-            hit[hit] = rep[at[hit]] == h[hit]
-            gid[hit] = at[hit]
+            hit[hit] = rep[at[hit]] == u[hit]
+            of_u[hit] = at[hit]
+        gid = of_u[load_npy(d / "inv.npy", mmap=False)]
         save_npy(d / "gid.npy", gid)
         return {"repeated_lines": int((gid >= 0).sum())}
 
@@ -231,10 +244,7 @@ class Lines(SpanStage):
 
     def settings(self, ctx: Context) -> Any:
         wf = ctx.wf
-        out: dict[str, Any] = dataclasses.asdict(wf.lines)
-        order = order_settings(wf)
-        if order is not None:
-            out["order"] = order
+        out: dict[str, Any] = dataclasses.asdict(wf.lines)  # document order: SpanStage.key
         if wf.lines.keep == "none" and any(s.lines_min_docs is not None for s in wf.sources):
             out["sources"] = [[s.match, s.lines_min_docs] for s in wf.sources]
         return out

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from .. import db
-from ..keep import candidate_documents, decisions_digest, visiting_order
-from .base import Context, Stage
+from ..keep import candidate_documents, decisions_digest, order_settings, visiting_order
+from .base import Context, Stage, chain
 
 # columns of a span row a stage may fill beyond its extent and its source
 EXTRA_COLUMNS = ("similarity", "src_item_id", "src_ref")
@@ -78,6 +78,14 @@ def union_length(doc_id: np.ndarray, start: np.ndarray, end: np.ndarray, n_docs_
 class SpanStage(Stage):
     """A stage that cuts spans out of the documents that reach it."""
 
+    def key(self, ctx: Context) -> str:
+        """Every span stage visits documents in document order: what that order depends on
+        ([[sources]] priorities, input.priority) is part of its key, so a new priority makes it
+        stale even when no stage it reads changed (none of them may use the order)."""
+        key = super().key(ctx)
+        order = order_settings(ctx.wf)
+        return key if order is None else chain(key, order)
+
     def documents(self, ctx: Context) -> tuple[np.ndarray, np.ndarray]:
         """(doc_ids in the order the stage visits them, their n_chars)."""
         doc_ids, n_chars = candidate_documents(ctx.ws, self.name)
@@ -110,8 +118,18 @@ class SpanStage(Stage):
 
 
 def _nullable_rows(cols: dict[str, np.ndarray], chunk: int = 50_000):
-    """Rows for the spans table with -1 sources and NaN similarities as NULL."""
-    names = list(cols)
-    nullable = [n.startswith("src_") or n == "similarity" for n in names]
-    for row in db.column_rows(list(cols.values()), chunk):
-        yield tuple(None if null and (v == -1 or v != v) else v for v, null in zip(row, nullable))
+    """Rows for the spans table with -1 sources and NaN similarities as NULL. A column with
+    such values becomes an object column with None there, a column at a time: a test per
+    value in Python cost more than writing the rows (millions of line spans)."""
+    out = []
+    for name, arr in cols.items():
+        arr = np.asarray(arr)
+        if name.startswith("src_") or name == "similarity":
+            null = arr == -1
+            if arr.dtype.kind == "f":
+                null |= np.isnan(arr)
+            if null.any():
+                arr = arr.astype(object)
+                arr[null] = None
+        out.append(arr)
+    return db.column_rows(out, chunk)

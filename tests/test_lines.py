@@ -253,6 +253,29 @@ def test_any_chunking_and_workers_decide_the_same(tmp_path):
     check(tmp_path / "pool", docs, "first", 2, 0.5)
 
 
+def test_dask_decides_as_inline(tmp_path):
+    """Every task of the stage on a Dask cluster (bound to 127.0.0.1): the same spans and output."""
+    distributed = pytest.importorskip("distributed")
+    docs = corpus(random.Random(8), 120)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=":0", silence_logs=40)
+    try:
+        dumps = []
+        for name, executor, extra in (("dask", "dask", (f"run.scheduler={cluster.scheduler_address}",)),
+                                      ("inline", "inline", ())):
+            tmp = tmp_path / name
+            tmp.mkdir()
+            with small_chunks(2000, 2000):
+                work = run_lines(tmp, docs, "none", drop=0.5, executor=executor, workers=2, extra=extra)
+            dumps.append((db_rows(work, "SELECT * FROM spans ORDER BY span_id"),
+                          db_rows(work, "SELECT doc_id, status, reason FROM documents ORDER BY doc_id"),
+                          (tmp / "out.jsonl").read_bytes()))
+    finally:
+        cluster.close()
+    assert dumps[0] == dumps[1]
+    check(tmp_path / "dask", docs, "none", 2, 0.5)
+
+
 # ---- the kernels: keys the C side makes equal the contract's
 
 

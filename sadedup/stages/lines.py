@@ -65,7 +65,7 @@ from ..workspace import load_npy, save_npy, task_sums, writable_npy
 from .base import Context, ShardJob, chain
 from .exact import text_chunks
 from .sizing import usable_budget
-from .spans import Cuts, SpanStage
+from .spans import Cuts, SpanStage, over_fraction
 
 # text per scan task: at most, and at least (a corpus is cut into a few chunks per worker)
 CHUNK_BYTES = 64 << 20
@@ -367,6 +367,9 @@ class Lines(SpanStage):
                 removed_lines += int(rm.sum())
                 parts.append(runs_to_spans(rm, np.asarray(line), src))
                 b.advance()
+        # the cascade needs each verdict inside the native pass, before the next document: it
+        # must be the drop rule every span stage applies
+        assert np.array_equal(dropped, over_fraction(removed, n_chars, cfg.drop_fraction)), "drop rule differs"
         spans = tuple(np.concatenate([p[c] for p in parts] + [np.zeros(0, np.int64)]) for c in range(6))
         return spans, removed, np.flatnonzero(dropped), removed_lines
 

@@ -7,10 +7,10 @@
  * paths agree byte for byte).
  *
  * NFC needs the Unicode tables, which live in Python. The scan keys a line itself when every
- * character of it is one NFC leaves alone whatever surrounds it (SAFE below: no canonical
- * decomposition, combining class 0, never the second character of a canonical composition;
- * tests/test_lines.py checks every one against unicodedata); any other line is handed back
- * to the caller as a byte range to be keyed in Python. */
+ * character of it is one NFC leaves alone whatever surrounds it (SAFE_RANGES below: assigned,
+ * no canonical decomposition, combining class 0, never the second character of a canonical
+ * or Hangul composition; tests/test_lines.py checks every one against unicodedata); any
+ * other line is handed back to the caller as a byte range to be keyed in Python. */
 #include <string.h>
 
 #include "kernels.h"
@@ -67,14 +67,31 @@ static inline int ws_len(const uint8_t *p, int64_t i, int64_t n) {
     return 0;
 }
 
-/* SAFE: U+0000..U+02FF (ASCII, Latin-1, Latin Extended-A/B, IPA, spacing modifiers) and
- * U+2002..U+2064, U+2066..U+2071, U+2074..U+207F (spaces, dashes, quotes, ellipsis, ...). */
-static inline int safe_2xxx(uint32_t cp) {
-    return (cp >= 0x2002 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2071) || (cp >= 0x2074 && cp <= 0x207F);
+/* SAFE_RANGES: the characters (beyond ASCII) a line may hold for the kernel to key it itself:
+ * Latin-1, Latin Extended-A/B, IPA and spacing modifiers; Cyrillic but its combining marks;
+ * General Punctuation (spaces, dashes, quotes, ellipsis), arrows, mathematical operators, box
+ * drawing and geometric shapes; CJK symbols and punctuation, kana, CJK unified ideographs,
+ * Hangul syllables, full- and half-width forms. Sorted; tests/test_lines.py reads this table
+ * and checks every character in it against unicodedata. */
+static const uint32_t SAFE_RANGES[][2] = {
+    {0x0080, 0x02FF}, {0x0400, 0x0482}, {0x0488, 0x04FF}, {0x2002, 0x2064}, {0x2066, 0x2071},
+    {0x2074, 0x207F}, {0x2190, 0x22FF}, {0x2500, 0x257F}, {0x25A0, 0x25FF}, {0x3000, 0x3029},
+    {0x3030, 0x303F}, {0x3041, 0x3096}, {0x309B, 0x30FF}, {0x4E00, 0x9FFF}, {0xAC00, 0xD7A3},
+    {0xFF01, 0xFFBE}};
+#define N_SAFE (sizeof SAFE_RANGES / sizeof SAFE_RANGES[0])
+
+static inline int safe_cp(uint32_t cp) {
+    size_t lo = 0, hi = N_SAFE;
+    while (lo < hi) { /* the first range ending at or after cp */
+        size_t mid = (lo + hi) / 2;
+        if (SAFE_RANGES[mid][1] < cp) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < N_SAFE && SAFE_RANGES[lo][0] <= cp;
 }
 
 /* Continuation bytes of p[0..n) (a line's character count is n minus them), and whether
- * every character is SAFE. */
+ * every character is in SAFE_RANGES (or ASCII). The text is valid UTF-8. */
 static inline int64_t classify(const uint8_t *p, int64_t n, int *safe) {
     int64_t cont = 0, i = 0;
     int ok = 1;
@@ -95,14 +112,14 @@ static inline int64_t classify(const uint8_t *p, int64_t n, int *safe) {
             cont++;
             i++;
         } else {
-            if (ok && !(c >= 0xC2 && c <= 0xCB)) {
-                if (c == 0xE2 && i + 2 < n && (p[i + 1] == 0x80 || p[i + 1] == 0x81)) {
-                    uint32_t cp = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) |
-                                  (uint32_t)(p[i + 2] & 0x3F);
-                    ok = safe_2xxx(cp);
-                } else {
-                    ok = 0;
-                }
+            if (ok) {
+                if (c < 0xE0 && i + 1 < n)
+                    ok = safe_cp(((uint32_t)(c & 0x1F) << 6) | (uint32_t)(p[i + 1] & 0x3F));
+                else if (c < 0xF0 && i + 2 < n)
+                    ok = safe_cp(((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) |
+                                 (uint32_t)(p[i + 2] & 0x3F));
+                else
+                    ok = 0; /* beyond the BMP: emoji, historic scripts */
             }
             i++;
         }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import re
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -279,29 +280,37 @@ def test_dask_decides_as_inline(tmp_path):
 # ---- the kernels: keys the C side makes equal the contract's
 
 
+def safe_ranges() -> list[tuple[int, int]]:
+    """native/lines.c's SAFE_RANGES, read from its source."""
+    src = (Path(__file__).resolve().parent.parent / "native" / "lines.c").read_text()
+    table = src[src.index("SAFE_RANGES[][2] = {"):]
+    table = table[:table.index("};")]
+    return [(int(a, 16), int(b, 16)) for a, b in re.findall(r"\{(0x[0-9A-F]+), (0x[0-9A-F]+)\}", table)]
+
+
 def test_safe_characters_are_left_alone_by_nfc():
     """native/lines.c keys lines of these characters itself: NFC must leave every one alone
-    whatever surrounds it (no decomposition, combining class 0, never the second character
-    of a canonical composition)."""
-    safe = [c for c in range(0x110000) if c < 0x300 or 0x2002 <= c <= 0x2064 or 0x2066 <= c <= 0x2071
-            or 0x2074 <= c <= 0x207F]
-    seconds = set()
+    whatever surrounds it (assigned, so its properties are stable; no decomposition; combining
+    class 0; never the second character of a canonical or a Hangul composition)."""
+    ranges = safe_ranges()
+    assert len(ranges) > 10 and ranges == sorted(ranges) and ranges[0] == (0x80, 0x2FF)
+    seconds = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))  # Hangul V and T jamo
     for c in range(0x110000):
         d = unicodedata.decomposition(chr(c))
         if d and not d.startswith("<") and len(d.split()) == 2:
             seconds.add(int(d.split()[1], 16))
-    for c in safe:
-        ch = chr(c)
-        if 0xD800 <= c <= 0xDFFF:
-            continue
-        assert unicodedata.normalize("NFC", ch) == ch and unicodedata.combining(ch) == 0, hex(c)
-        assert c not in seconds, hex(c)
-        assert unicodedata.category(ch) != "Cn", hex(c)  # assigned: its properties are stable
+    for lo, hi in ranges:
+        for c in range(lo, hi + 1):
+            ch = chr(c)
+            assert unicodedata.category(ch) != "Cn", hex(c)
+            assert unicodedata.normalize("NFC", ch) == ch and unicodedata.combining(ch) == 0, hex(c)
+            assert c not in seconds, hex(c)
 
 
 line_text = st.text(st.one_of(st.sampled_from(list(" \t\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2002\u200a"
                                                     "\u2028\u2029\u202f\u205f\u3000")),
-                              st.sampled_from(list("aZ09.éÅ\u0301\u030a\u212b“”—…ø東🚀\u2064\u2070\u2074\u2065"))),
+                              st.sampled_from(list("aZ09.éÅ\u0301\u030a\u212b“”—…ø東🚀\u2064\u2070\u2074\u2065"
+                                                   "жй\u0483\u0488→∑─■。「\u302a\u3099がカ한\u1161\u11a8ｱﾞ\uffbf"))),
                     max_size=12)
 
 

@@ -12,7 +12,7 @@ import fnmatch
 import json
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, get_type_hints, get_args, get_origin, Union
@@ -166,7 +166,8 @@ class PassagesConfig:
 @dataclass(frozen=True)
 class DecontaminateConfig:
     """The decontaminate stage: text sharing word n-grams with evaluation sets is cut."""
-    # eval files or folders, in any input format (relative paths: from the current folder)
+    # eval files or folders, in any input format (relative paths: from the folder the command
+    # that configured the work folder ran in; recorded absolute)
     eval: tuple[str, ...] = ()
     # each listed field of an eval row is an eval text of its own
     text_fields: tuple[str, ...] = ("text",)
@@ -283,12 +284,17 @@ class RunConfig:
     output_rows: int = 0
     # rows per row group of Parquet output (fewer when 64 MB of rows come first)
     row_group_rows: int = 32768
+    # finished work folders to deduplicate against (--reference; sadedup/reference.py): their
+    # kept documents come before this run's, are never dropped or cut, and their artifacts are
+    # read, never written (relative paths: from the current folder, made absolute when recorded)
+    reference: tuple[str, ...] = ()
 
     def validate(self) -> None:
         from .executor import EXECUTORS
 
         _check(self.output_rows >= 0, "run.output_rows", f"must be >= 0, not {self.output_rows}")
         _check(self.row_group_rows >= 1, "run.row_group_rows", f"must be >= 1, not {self.row_group_rows}")
+        _check(all(p.strip() for p in self.reference), "run.reference", "names an empty path")
 
         parse_size(self.memory_budget, "run.memory_budget")
         _check(self.workers >= 0, "run.workers", f"must be >= 0, not {self.workers}")
@@ -527,6 +533,22 @@ def resolve_workflow_path(name: str | None) -> Path:
     if name not in known:
         raise ConfigError(f"no workflow named {name!r}: give a .toml path or one of {', '.join(sorted(known))}")
     return known[name]
+
+
+def anchored(wf: Workflow, base: Path | None = None) -> Workflow:
+    """The workflow with its relative file paths (eval sets, the clean-eval file) made absolute
+    against `base` (the folder the command runs in), as the work folder records them: later
+    commands run from another folder then mean the same files. URLs stay as they are."""
+    from .locations import is_url
+
+    base = Path(base or Path.cwd())
+
+    def fix(p: str) -> str:
+        return p if not p or is_url(p) or Path(p).is_absolute() else str(base / p)
+
+    d = wf.decontaminate
+    return replace(wf, decontaminate=replace(d, eval=tuple(fix(p) for p in d.eval),
+                                             write_clean_eval=fix(d.write_clean_eval)))
 
 
 def load_workflow(name: str | None = None, overrides: list[str] | None = None) -> Workflow:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, db, graph
-from .config import Workflow, apply_overrides, load_workflow, workflow_from_dict
+from .config import Workflow, anchored, apply_overrides, load_workflow, workflow_from_dict
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
@@ -88,7 +88,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     work folder keeps the one it has (and --set changes it): rerunning a command without its
     workflow argument never switches the folder back to the default."""
     recorded = _recorded_workflow(workdir) if workflow is None else None
-    wf = apply_overrides(recorded, overrides or []) if recorded is not None else load_workflow(workflow, overrides)
+    wf = anchored(apply_overrides(recorded, overrides or []) if recorded is not None
+                  else load_workflow(workflow, overrides))
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None
@@ -153,7 +154,7 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
         if output is not None:
             _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir)
         if overrides or output is not None:
-            wf = apply_overrides(ws.workflow, overrides or [])
+            wf = anchored(apply_overrides(ws.workflow, overrides or []))
             check_budget(wf)
             ws.configure(wf, None, None if output is None else str(output))
             _retire(ws)

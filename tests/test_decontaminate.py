@@ -274,6 +274,10 @@ def test_changed_eval_set_makes_the_stage_stale(cli, tmp_path):
     cli("run", "--input", "corpus.jsonl", "--output", "out.jsonl", "--workdir", "work", *SETS, "--set",
         "decontaminate.margin=2")
     check_against_reference(tmp_path / "work", docs, items, rows, margin=2)
+    # the eval set was named relative to the folder the run started in: it is recorded absolute,
+    # so commands run from elsewhere read the same file
+    state = json.loads((tmp_path / "work" / "state.json").read_text())
+    assert [Path(p).is_absolute() for p in state["workflow"]["decontaminate"]["eval"]] == [True]
     rows = rows + [{"id": 9, "question": docs[50], "answer": "late addition to the set"}]
     items = items + [docs[50], "late addition to the set"]
     write_jsonl(tmp_path / "eval.jsonl", rows)

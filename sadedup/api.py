@@ -26,7 +26,7 @@ Inputs = Union[PathLike, Sequence[PathLike]]
 Overrides = Union[Mapping[str, Any], Sequence[str], str]
 WorkflowLike = Union[PathLike, Workflow]
 
-__all__ = ["RunResult", "run", "ingest", "exact", "minhash", "lines", "tokenize", "build", "repeats", "remove", "export",
+__all__ = ["RunResult", "run", "ingest", "exact", "minhash", "lines", "passages", "decontaminate", "tokenize", "build", "repeats", "remove", "export",
            "dedup", "report", "sweep", "count", "locate", "index"]
 
 
@@ -253,13 +253,26 @@ def minhash(workdir: PathLike, overrides: Overrides | None = None, executor: str
     return _stage(pipeline.minhash, workdir, overrides, executor, workers, quiet)
 
 
-def lines(workdir: PathLike, overrides: Overrides | None = None, executor: str | None = None,
-          workers: int | None = None, quiet: bool | None = None) -> dict[str, Any]:
-    """Cuts repeated lines (the `lines` stage; see README, Line dedup); returns the stage's detail."""
-    def stage(workdir, overrides=None, **kw):
-        return pipeline.run_stage("lines", workdir, overrides, **kw)
+def _span_stage(name: str, doc: str):
+    """The API function of a span stage: runs it on a work folder, returns its detail."""
+    def run_it(workdir: PathLike, overrides: Overrides | None = None, executor: str | None = None,
+               workers: int | None = None, quiet: bool | None = None) -> dict[str, Any]:
+        def stage(workdir, overrides=None, **kw):
+            return pipeline.run_stage(name, workdir, overrides, **kw)
 
-    return _stage(stage, workdir, overrides, executor, workers, quiet)
+        return _stage(stage, workdir, overrides, executor, workers, quiet)
+
+    run_it.__name__ = run_it.__qualname__ = name
+    run_it.__doc__ = doc
+    return run_it
+
+
+lines = _span_stage("lines", "Cuts repeated lines (the `lines` stage; see README, Line dedup); returns the stage's "
+                             "detail.")
+passages = _span_stage("passages", "Cuts near-duplicate passages (the `passages` stage; see README); returns the "
+                                   "stage's detail.")
+decontaminate = _span_stage("decontaminate", "Cuts text that overlaps the eval sets (the `decontaminate` stage; see "
+                                             "README, Decontamination); returns the stage's detail.")
 
 
 def tokenize(workdir: PathLike, overrides: Overrides | None = None, executor: str | None = None,

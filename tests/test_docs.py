@@ -36,3 +36,17 @@ def test_readme_describes_every_column():
     missing = [f"{t.name}.{c.name}" for t in metadata.tables.values() for c in t.columns
                if not re.search(rf"(^|[|,(] *){c.name}\b", README, re.M)]
     assert not missing, f"README never describes: {missing}"
+
+
+def test_every_command_is_a_python_function():
+    """The CLI is a thin layer over the API: each command has a function of its name in
+    `sadedup`, with a docstring (a new stage's command made from the graph included)."""
+    import typer
+
+    import sadedup
+    from sadedup.cli import app
+
+    names = sorted(typer.main.get_command(app).commands)
+    assert {"run", "lines", "passages", "decontaminate", "count", "report"} <= set(names)
+    missing = [n for n in names if not callable(getattr(sadedup, n, None)) or not getattr(sadedup, n).__doc__]
+    assert missing == []

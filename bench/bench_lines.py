@@ -218,10 +218,40 @@ def version(python: str) -> str:
                           capture_output=True, text=True).stdout.strip() or "?"
 
 
+def python_keys(cache: Path) -> dict:
+    """How fast lines are keyed when Python's NFC has to make their keys (the kernel keys the
+    others itself), on bench/corpora.py's multilingual `web` text (32 MB: CJK, Cyrillic, Greek,
+    accented Latin), in this process: the whole text, then only its lines that need NFC."""
+    import numpy as np
+
+    from sadedup import native
+    from sadedup.stages.lines import line_keys
+
+    path = cache / "web32.txt"
+    if not path.exists():
+        path.write_text("\n".join(generate(parse_size("32MB"), "web", seed=0)), encoding="utf-8")
+    text = np.fromfile(path, dtype=np.uint8)
+    one = lambda a: (np.array([0]), np.array([len(a)]))  # noqa: E731
+    t = time.perf_counter()
+    _, line, slow = native.line_scan(text, *one(text), 0)
+    scan = time.perf_counter() - t
+    t = time.perf_counter()
+    line_keys(text, *one(text), 0)
+    both = time.perf_counter() - t
+    only = np.frombuffer(native.gather_lines(text, slow) + b"\n", dtype=np.uint8)
+    t = time.perf_counter()
+    line_keys(only, *one(only), 0)
+    nfc = time.perf_counter() - t
+    return {"mb": round(len(text) / 1e6, 1), "lines": len(line), "slow": len(slow), "scan_mb_s": round(len(text) / 1e6 / scan),
+            "keys_mb_s": round(len(text) / 1e6 / both), "nfc_mb": round(len(only) / 1e6, 1),
+            "nfc_mb_s": round(len(only) / 1e6 / nfc)}
+
+
 # ---- report
 
 def table(results: dict) -> str:
     lines = []
+    keys = results.pop("python_keys", None)
     for kind, r in results.items():
         c = r["corpus"]
         s = r["sadedup"]
@@ -263,16 +293,23 @@ def table(results: dict) -> str:
                      + ", ".join(f"{k} {v} s" for k, v in st.items())
                      + f"; {s['first_drop1']['detail']['python_lines']:,} lines keyed in Python (NFC); the rest of "
                        "the command is start-up and writing the spans to SQLite.\n")
+    if keys:
+        results["python_keys"] = keys
+        lines.append(f"Keys made in Python (one core, in process): on {keys['mb']} MB of multilingual `web` text "
+                     f"({keys['lines']:,} lines, {keys['slow']:,} of them with characters NFC may change) the kernel "
+                     f"alone scans {keys['scan_mb_s']} MB/s and the keys, Python's included, come at "
+                     f"{keys['keys_mb_s']} MB/s; text made only of such lines ({keys['nfc_mb']} MB) is keyed at "
+                     f"{keys['nfc_mb_s']} MB/s, the worst case.\n")
     return "\n".join(lines)
 
 
 NOTES = """
 Notes. This machine has 2 cores shared with other sessions: `others` says how many cores other
-processes kept busy during each run (1.4 to 1.7 here), so wall times are inflated and CPU
+processes kept busy during each run (1.0 to 1.7 here), so wall times are inflated and CPU
 seconds compare the tools better. datatrove ran in its own virtual environment
 (`pip install datatrove spacy orjson regex tokenizers nltk "xxhash<4"`: datatrove 0.10.1 loads a
 spaCy word tokenizer even when it splits on lines, and hashes `str`, which xxhash 4 refuses).
-Where sadedup's time goes: the `lines` command's own phases (above) take 5 to 15 s; the rest is
+Where sadedup's time goes: the `lines` command's own phases (above) take about 5 s; the rest is
 the interpreter and the worker pool starting and writing one `spans` row per removed run of
 lines (about 3 million rows here) to SQLite, with their source: the cost of being able to ask
 why every removed line went. Its peak memory is those spans, held until they are written; the
@@ -283,11 +320,12 @@ for byte.
 """
 
 
-def write_section(results: dict, argv: list[str]) -> None:
+def write_section(results: dict, argv: list[str], when: str = "") -> None:
     path = REPO / "bench" / "RESULTS.md"
     text = path.read_text() if path.exists() else ""
     body = (f"{BEGIN}\n## Line dedup: sadedup lines vs datatrove\n\n"
-            f"`python bench/bench_lines.py {' '.join(argv)}` (bench/bench_lines.py says what each run is).\n\n"
+            f"`python bench/bench_lines.py {' '.join(argv)}` (bench/bench_lines.py says what each run is)"
+            f"{when}.\n\n"
             + table(results) + "\n" + NOTES + f"{END}")
     if BEGIN in text:
         text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: body, text, flags=re.S)
@@ -331,6 +369,7 @@ def main(argv: list[str] | None = None) -> None:
             r["datatrove_version"] = version(dt)
         results[kind] = r
         print(json.dumps(r, indent=1), file=sys.stderr)
+    results["python_keys"] = python_keys(a.cache)
     (a.cache / "results.json").write_text(json.dumps(results, indent=1))
     print(table(results))
     if a.write:

@@ -81,7 +81,8 @@ static const uint32_t SAFE_RANGES[][2] = {
 #define N_SAFE (sizeof SAFE_RANGES / sizeof SAFE_RANGES[0])
 
 static inline int safe_cp(uint32_t cp) {
-    size_t lo = 0, hi = N_SAFE;
+    if (cp < 0x300 || (cp >= 0x4E00 && cp <= 0x9FFF)) return 1; /* Latin, CJK ideographs: the most common */
+    size_t lo = 1, hi = N_SAFE;
     while (lo < hi) { /* the first range ending at or after cp */
         size_t mid = (lo + hi) / 2;
         if (SAFE_RANGES[mid][1] < cp) lo = mid + 1;
@@ -93,18 +94,26 @@ static inline int safe_cp(uint32_t cp) {
 /* Continuation bytes of p[0..n) (a line's character count is n minus them), and whether
  * every character is in SAFE_RANGES (or ASCII). The text is valid UTF-8. */
 static inline int64_t classify(const uint8_t *p, int64_t n, int *safe) {
+    const uint64_t HI = 0x8080808080808080ULL;
     int64_t cont = 0, i = 0;
     int ok = 1;
-    while (i < n) {
-        /* 8 ASCII bytes at a time: the common case of most lines */
-        if (i + 8 <= n) {
-            uint64_t v;
-            memcpy(&v, p + i, 8);
-            if (!(v & 0x8080808080808080ULL)) {
-                i += 8;
-                continue;
-            }
+    while (i + 8 <= n) { /* 8 bytes at a time: ASCII passes at once, and once a character is
+                          * not SAFE only continuation bytes are counted (bit 7 set, bit 6 clear) */
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        uint64_t hi = v & HI;
+        if (!hi) {
+            i += 8;
+            continue;
         }
+        if (!ok) {
+            cont += __builtin_popcountll(hi & ~(v << 1));
+            i += 8;
+            continue;
+        }
+        break;
+    }
+    while (i < n) {
         uint8_t c = p[i];
         if (c < 0x80) {
             i++;
@@ -120,6 +129,16 @@ static inline int64_t classify(const uint8_t *p, int64_t n, int *safe) {
                                  (uint32_t)(p[i + 2] & 0x3F));
                 else
                     ok = 0; /* beyond the BMP: emoji, historic scripts */
+                if (!ok) { /* the rest: continuation bytes only, a word at a time */
+                    i++;
+                    while (i + 8 <= n) {
+                        uint64_t v;
+                        memcpy(&v, p + i, 8);
+                        cont += __builtin_popcountll(v & HI & ~(v << 1));
+                        i += 8;
+                    }
+                    continue;
+                }
             }
             i++;
         }

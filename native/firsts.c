@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include "kernels.h"
 
 #define PF 32
@@ -39,4 +40,46 @@ int64_t sd_scatter_first_two(const void *wpos, int wpos64, const uint16_t *wl, i
     }
     *n_out = k + 1;
     return written;
+}
+
+/* Sorted-text position q to shard position over the runs (rstart, roff): the lists come in
+ * group order, not text order, so each q is looked up: `bucket[q >> BSHIFT]` is the run
+ * holding the bucket's first position, and a short scan forward finds q's run (runs are
+ * hundreds of tokens or more), instead of a binary search's unpredictable branches. */
+#define BSHIFT 10
+static inline int64_t place(const int64_t *rstart, const int64_t *roff, const int64_t *bucket, int64_t q) {
+    int64_t r = bucket[q >> BSHIFT];
+    while (roff[r + 1] <= q) r++;
+    return rstart[r] + q - roff[r];
+}
+
+int sd_merge_first_two(const int64_t *g, const int64_t *q1, const int64_t *q2, int64_t m, const int64_t *rstart,
+                       const int64_t *roff, int64_t nr, int64_t base, int64_t groups, int64_t *first,
+                       int64_t *second) {
+    const int64_t n = roff[nr];
+    int64_t *bucket = NULL;
+    if (rstart) {
+        const int64_t nb = (n >> BSHIFT) + 1;
+        bucket = malloc((size_t)nb * sizeof(int64_t));
+        if (!bucket) return -2;
+        int64_t r = 0;
+        for (int64_t b = 0; b < nb; b++) {
+            while (r + 1 < nr && roff[r + 1] <= (b << BSHIFT)) r++;
+            bucket[b] = r;
+        }
+    }
+    int rc = 0;
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t k = g[i];
+        if (k < 0 || k >= groups || q1[i] < 0 || q1[i] >= n || q2[i] >= n) { rc = -1; break; }
+        const int64_t p1 = base + (rstart ? place(rstart, roff, bucket, q1[i]) : q1[i]);
+        if (first[k] < 0) { /* first seen in this shard: its two first are the corpus' so far */
+            first[k] = p1;
+            second[k] = q2[i] < 0 ? -1 : base + (rstart ? place(rstart, roff, bucket, q2[i]) : q2[i]);
+        } else if (second[k] < 0) { /* seen in an earlier shard once: this shard's first is the second */
+            second[k] = p1;
+        }
+    }
+    free(bucket);
+    return rc;
 }

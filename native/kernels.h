@@ -142,6 +142,16 @@ int64_t sd_scatter_first_two(const void *wpos, int wpos64, const uint16_t *wl, i
                              const int64_t *run_gid, void *gid, int gid64, int64_t *out_g, int64_t *out_p1,
                              int64_t *out_p2, int64_t *n_out);
 
+/* The corpus' first and second position of every group (state across shards, visited in
+ * document order) from one shard's list as sd_scatter_first_two makes it (g, q1, q2: m
+ * entries, sorted-text positions), placed in the shard by the runs (rstart, roff: nr runs,
+ * roff with nr+1 entries; rstart NULL: the positions are the shard's) plus base. The same as
+ * sd_first_two over every window; first/second are read forward, as g increases. Returns 0,
+ * -1 for an entry out of range (groups ids, positions), -2 out of memory. */
+int sd_merge_first_two(const int64_t *g, const int64_t *q1, const int64_t *q2, int64_t m, const int64_t *rstart,
+                       const int64_t *roff, int64_t nr, int64_t base, int64_t groups, int64_t *first,
+                       int64_t *second);
+
 /* Keep-first selection for one shard, shards visited in document order.
  *   gid: group id per window start (-1: unique or not a window), m entries, covering nr
  *        runs of the shard in order: entry q with roff[r] <= q < roff[r+1] is shard

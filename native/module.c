@@ -318,6 +318,40 @@ static PyObject *py_scatter_first_two(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* merge_first_two(g, q1, q2, rstart|None, roff, base, first, second) */
+static PyObject *py_merge_first_two(PyObject *self, PyObject *args) {
+    Py_buffer g, q1, q2, roff, first, second;
+    PyObject *rs;
+    long long base;
+    if (!PyArg_ParseTuple(args, "y*y*y*Oy*Lw*w*", &g, &q1, &q2, &rs, &roff, &base, &first, &second)) return NULL;
+    Py_buffer rstart = {0};
+    int have = rs != Py_None;
+    if (have && PyObject_GetBuffer(rs, &rstart, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&g); PyBuffer_Release(&q1); PyBuffer_Release(&q2); PyBuffer_Release(&roff);
+        PyBuffer_Release(&first); PyBuffer_Release(&second);
+        return NULL;
+    }
+    PyObject *ret = NULL;
+    int64_t m = g.len / 8, nr = roff.len / 8 - 1, groups = first.len / 8;
+    int rc = 0;
+    if (q1.len != g.len || q2.len != g.len || second.len != first.len || nr < 1 || (have && rstart.len < nr * 8)) {
+        PyErr_SetString(PyExc_ValueError, "merge_first_two: arrays differ in length");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_merge_first_two(g.buf, q1.buf, q2.buf, m, have ? rstart.buf : NULL, roff.buf, nr, base, groups,
+                                first.buf, second.buf);
+        Py_END_ALLOW_THREADS
+        if (rc == -2) PyErr_NoMemory();
+        else if (rc) PyErr_SetString(PyExc_ValueError, "merge_first_two: a group id or position out of range");
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    if (have) PyBuffer_Release(&rstart);
+    PyBuffer_Release(&g); PyBuffer_Release(&q1); PyBuffer_Release(&q2); PyBuffer_Release(&roff);
+    PyBuffer_Release(&first); PyBuffer_Release(&second);
+    return ret;
+}
+
+
 
 /* The runs of the shard that m gid entries cover (kernels.h): int64 starts (nr) and
  * offsets (nr+1) from 0 to m, each run inside the shard and after the one before. */
@@ -1189,6 +1223,7 @@ static PyMethodDef methods[] = {
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"scatter_first_two", py_scatter_first_two, METH_VARARGS, "scatter, and each repeated run's two first positions."},
+    {"merge_first_two", py_merge_first_two, METH_VARARGS, "First and second occurrences from a shard's list."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},
     {"select_none", py_select_none, METH_VARARGS, "keep='none' pass over one shard."},
     {"first_two", py_first_two, METH_VARARGS, "First and second occurrence of every group."},

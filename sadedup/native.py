@@ -230,6 +230,21 @@ def scatter_first_two(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndar
     return written, out[:, :listed]
 
 
+def merge_first_two(firsts: np.ndarray, runs: Runs | None, n: int, base: int, first: np.ndarray,
+                    second: np.ndarray) -> None:
+    """first/second (int64 per group, -1 unset; state across shards in document order) from
+    one shard's list (scatter_first_two: group ids increasing, sorted-text positions), placed
+    in the shard of n positions by its runs (None: the positions are the shard's) plus base."""
+    if firsts.shape[1] == 0:
+        return
+    g, q1, q2 = (np.ascontiguousarray(firsts[i], dtype=np.int64) for i in range(3))
+    if runs is None or len(runs[0]) == 0:
+        rstart, roff = None, np.array([0, n], np.int64)
+    else:
+        rstart, roff = (_c(a.astype(np.int64, copy=False)) for a in runs)
+    _native.merge_first_two(g, q1, q2, rstart, roff, int(base), _c(first), _c(second))
+
+
 def _span_buffers(m: int, n_shard: int, L: int):
     """Room for every span: they are disjoint runs of at least L of the shard's tokens, and
     each holds a window, so there are at most min(m entries, n_shard / L + 1) of them."""

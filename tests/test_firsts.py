@@ -79,6 +79,6 @@ def test_first_two_from_lists_equals_the_pass_over_every_window(data):
         for i, g in enumerate(g_ids):
             q = np.nonzero(gid == g)[0]
             lists[:, i] = (g, q[0], q[1] if len(q) > 1 else -1)
-        _first_two(lists, runs, base, first_b, second_b)
+        _first_two(lists, runs, n_shard, base, first_b, second_b)
         base += n_shard
     assert first_a.tolist() == first_b.tolist() and second_a.tolist() == second_b.tolist()

@@ -57,6 +57,18 @@ def on_dask(address: str) -> list[str]:
     return ["--set", "run.executor=dask", "--set", f"run.scheduler={address}"]
 
 
+@pytest.fixture(scope="module")
+def local_run(corpus, tmp_path_factory) -> tuple[bytes, list]:
+    """The output and database of the local pool (SMALL, two workers) that the Dask runs with
+    the bytes tokenizer must equal: made once, by the command, for the tests that compare."""
+    d = tmp_path_factory.mktemp("local")
+    p = subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", str(corpus), *SMALL, "--workers", "2",
+                        "--output", str(d / "local.jsonl"), "--workdir", str(d / "wl")],
+                       capture_output=True, text=True, cwd=d, env={**os.environ, "CI": "1"})
+    assert p.returncode == 0, p.stderr
+    return (d / "local.jsonl").read_bytes(), dump(d / "wl")
+
+
 def sadedup_tasks(client, since: float) -> dict[str, int]:
     """Tasks of sadedup's that the scheduler's task stream shows ran since `since`, by type."""
     out: dict[str, int] = {}
@@ -68,17 +80,21 @@ def sadedup_tasks(client, since: float) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("tokenizer", ["bytes", "hf"])
-def test_dask_gives_the_local_pools_output_and_database(cli, cluster, corpus, tmp_path, tokenizer):
+def test_dask_gives_the_local_pools_output_and_database(cli, cluster, corpus, local_run, tmp_path, tokenizer):
     address, client = cluster
     extra = [] if tokenizer == "bytes" else ["--set", f"substring.tokenizer=hf:{hf_byte_bpe(tmp_path / 'bpe.json')}",
                                              "--set", "substring.min_length=8"]
-    cli("run", "--input", corpus, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *SMALL, *extra,
-        "--workers", "2")
+    if tokenizer == "bytes":  # the local run the killed-worker test compares with too
+        local, local_dump = local_run
+    else:
+        cli("run", "--input", corpus, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *SMALL,
+            *extra, "--workers", "2")
+        local, local_dump = (tmp_path / "local.jsonl").read_bytes(), dump(tmp_path / "wl")
     since = time.time()
     cli("run", "--input", corpus, "--output", tmp_path / "dask.jsonl", "--workdir", tmp_path / "wd", *SMALL, *extra,
         "--workers", "2", *on_dask(address))
-    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
-    assert dump(tmp_path / "wd") == dump(tmp_path / "wl")
+    assert (tmp_path / "dask.jsonl").read_bytes() == local
+    assert dump(tmp_path / "wd") == local_dump
     shards = db_rows(tmp_path / "wd", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
     ran = sadedup_tasks(client, since)
     assert shards >= 4 and all(ran.get(t, 0) == shards for t in ("AnchorShard", "CandidateShard", "BuildShard",
@@ -86,12 +102,11 @@ def test_dask_gives_the_local_pools_output_and_database(cli, cluster, corpus, tm
     assert ran.get("IngestPiece") and ran.get("SignatureChunk") and ran.get("ExportPart"), ran
 
 
-def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, tmp_path):
+def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, local_run, tmp_path):
     address, client = cluster
     env = {**os.environ, "CI": "1"}
     base = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(corpus), *SMALL, "--workers", "2"]
-    assert subprocess.run([*base, "--output", str(tmp_path / "local.jsonl"), "--workdir", str(tmp_path / "wl")],
-                          capture_output=True, env=env).returncode == 0
+    local, local_dump = local_run
     client.run(os.environ.__setitem__, "SADEDUP_SLOW_TASKS", "0.2")  # a task is surely running when we kill
     p = subprocess.Popen([*base, "--output", str(tmp_path / "dask.jsonl"), "--workdir", str(tmp_path / "wd"),
                           *on_dask(address)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -102,8 +117,8 @@ def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, tmp_path):
     os.kill(next(iter(pids.values())), signal.SIGKILL)
     _, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
-    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
-    assert dump(tmp_path / "wd") == dump(tmp_path / "wl")
+    assert (tmp_path / "dask.jsonl").read_bytes() == local
+    assert dump(tmp_path / "wd") == local_dump
     client.wait_for_workers(2, timeout=60)
     client.run(os.environ.pop, "SADEDUP_SLOW_TASKS", None)
 

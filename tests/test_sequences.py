@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +17,9 @@ import pytest
 from corpus import planted_corpus as substring_corpus
 from helpers import db_rows
 from nearcopies import planted_corpus as near_corpus
+
+import sadedup
+from sadedup import pipeline
 
 SMALL = ["--set", "substring.min_length=20", "--workers", "1"]
 
@@ -42,10 +46,60 @@ def decisions(work: Path) -> list:
                             "USING (cluster_id) ORDER BY c.method, m.doc_id"))
 
 
-def fresh(cli, corpus: Path, tmp: Path, name: str, *args: str) -> tuple[bytes, list]:
-    out = tmp / f"{name}.jsonl"
-    cli("run", "--input", corpus, "--output", out, "--workdir", tmp / f"{name}-work", *SMALL, *args)
-    return out.read_bytes(), decisions(tmp / f"{name}-work")
+def sadedup_cli(cwd: Path, *args) -> subprocess.CompletedProcess:
+    """The real command, as conftest's `cli` runs it, for module-scoped fixtures."""
+    p = subprocess.run([sys.executable, "-m", "sadedup.cli", *map(str, args)], capture_output=True, text=True,
+                       cwd=cwd, env={**os.environ, "CI": "1"}, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def fresh(corpus, tmp_path_factory):
+    """fresh(*sets): the output and decisions of a fresh run of the corpus with SMALL and these
+    `section.key=value` settings. It is the oracle the sequences are held to, not what they
+    test, so it runs in this process (a command costs a second of imports) and once per
+    module for each setting (the default one is wanted by several tests)."""
+    done: dict[tuple[str, ...], tuple[bytes, list]] = {}
+
+    def run(*sets: str) -> tuple[bytes, list]:
+        if sets not in done:
+            d = tmp_path_factory.mktemp("fresh")
+            sadedup.run(corpus, d / "out.jsonl", d / "work", overrides=["substring.min_length=20", *sets], workers=1,
+                        quiet=True)
+            done[sets] = (d / "out.jsonl").read_bytes(), decisions(d / "work")
+        return done[sets]
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def first_run(corpus, tmp_path_factory):
+    """first_run(w, *args): work folder `w` as the first command of many sequences leaves it,
+    `sadedup run --input corpus --output ... --workdir w SMALL args`, made by that command once
+    per module and copied; returns that run's (output, decisions). A copy is that folder (the
+    paths inside it are relative to it, the input is the same file) except for the output it
+    records, the original's: so every test that starts from a copy names its own --output in
+    its next run, as the first run would have."""
+    made: dict[tuple[str, ...], tuple[Path, bytes, list]] = {}
+
+    def copy(w: Path, *args: str) -> tuple[bytes, list]:
+        if args not in made:
+            d = tmp_path_factory.mktemp("first")
+            sadedup_cli(d, "run", "--input", corpus, "--output", d / "out.jsonl", "--workdir", d / "w", *SMALL, *args)
+            made[args] = d / "w", (d / "out.jsonl").read_bytes(), decisions(d / "w")
+        base, out, dec = made[args]
+        shutil.copytree(base, w, symlinks=True)
+        return out, dec
+
+    return copy
+
+
+def current(w: Path, verify: bool = False) -> bool:
+    """What `sadedup status` prints as "pending: nothing" (every stage done, from
+    pipeline.status), asked in this process where the status text itself is not what a test
+    checks."""
+    return all(s["state"] == "done" for s in pipeline.status(w, verify=verify))
 
 
 def one_line_refusal(p: subprocess.CompletedProcess, *words: str) -> None:
@@ -56,7 +110,7 @@ def one_line_refusal(p: subprocess.CompletedProcess, *words: str) -> None:
         assert w in lines[0], lines[0]
 
 
-def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus, tmp_path):
+def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus, fresh, tmp_path):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
     assert "pending: nothing" in cli("status", w).stdout
@@ -67,25 +121,25 @@ def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus
     one_line_refusal(cli("remove", w, check=False), "tokenize")
     # the run brings it current: the same output as a fresh run at 0.6
     cli("run", "--workdir", w, *SMALL, "--set", "minhash.threshold=0.6")
-    want, want_decisions = fresh(cli, corpus, tmp_path, "fresh06", "--set", "minhash.threshold=0.6")
+    want, want_decisions = fresh("minhash.threshold=0.6")
     assert out.read_bytes() == want and decisions(w) == want_decisions
-    assert "pending: nothing" in cli("status", w).stdout
+    assert current(w)
     # the stage commands, in order, do too
     cli("minhash", w, "--set", "minhash.threshold=0.8")
     for stage in ("tokenize", "build", "repeats", "remove"):
         cli(stage, w)
     cli("export", w)
-    want, want_decisions = fresh(cli, corpus, tmp_path, "fresh08")
+    want, want_decisions = fresh()
     assert out.read_bytes() == want and decisions(w) == want_decisions
 
 
-def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, tmp_path):
+def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, fresh, first_run, tmp_path):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
-    full, full_decisions = fresh(cli, corpus, tmp_path, "full")
-    assert db_rows(tmp_path / "full-work", "SELECT count(*) FROM spans")[0][0] > 0
-    doc, doc_decisions = fresh(cli, corpus, tmp_path, "doc", "--set", "stages=exact,minhash")
-    sub, sub_decisions = fresh(cli, corpus, tmp_path, "sub", "--set", "stages=substring")
-    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    full, full_decisions = fresh()
+    assert any(d[0] == "substring" for d in full_decisions)  # it has spans
+    doc, doc_decisions = fresh("stages=exact,minhash")
+    sub, sub_decisions = fresh("stages=substring")
+    assert first_run(w) == (full, full_decisions)  # the first run of the sequence, its output fresh
     for args, want, want_decisions in [(["--set", "stages=exact,minhash"], doc, doc_decisions),
                                        ([], full, full_decisions),
                                        (["--set", "stages=substring"], sub, sub_decisions),
@@ -96,16 +150,16 @@ def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, tmp_path):
         cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, *args)
         if want is not None:
             assert out.read_bytes() == want and decisions(w) == want_decisions, args
-        assert "pending: nothing" in cli("status", w).stdout
+        assert current(w), args
 
 
 @pytest.mark.parametrize("damage", ["delete", "corrupt"])
 @pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy",
                                       "substring/*/L20/shard_00000/sa.npy", "substring/*/L20/shard_00000/gid.npy"])
-def test_a_rebuilt_artifact_gives_fresh_output(cli, corpus, tmp_path, artifact, damage):
+def test_a_rebuilt_artifact_gives_fresh_output(cli, corpus, first_run, tmp_path, artifact, damage):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
-    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "substring.shard_tokens=8000")
-    want, want_decisions = out.read_bytes(), decisions(w)
+    want, want_decisions = first_run(w, "--set", "substring.shard_tokens=8000")
+    assert current(w, verify=True)
     assert want_decisions and db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0
     (target,) = w.glob(artifact)
     if damage == "delete":
@@ -114,17 +168,19 @@ def test_a_rebuilt_artifact_gives_fresh_output(cli, corpus, tmp_path, artifact, 
         data = bytearray(target.read_bytes())
         data[-1] ^= 0xFF
         target.write_bytes(bytes(data))
-    assert "pending: nothing" not in cli("status", w, "--verify").stdout
-    if damage == "delete":  # sizes are checked without --verify
+    if damage == "delete":  # sizes are checked without --verify (the command); so with it
+        assert not current(w, verify=True)
         assert "pending: nothing" not in cli("status", w).stdout
+    else:  # a flipped byte, same size: --verify reads it back
+        assert "pending: nothing" not in cli("status", w, "--verify").stdout
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "substring.shard_tokens=8000")
     assert out.read_bytes() == want and decisions(w) == want_decisions
     assert target.exists()
 
 
-def test_restart_deletes_only_what_sadedup_wrote(cli, corpus, tmp_path):
+def test_restart_deletes_only_what_sadedup_wrote(cli, corpus, first_run, tmp_path):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
-    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    first_run(w)
     (w / "notes.txt").write_text("mine")
     (w / "mine").mkdir()
     p = cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
@@ -202,18 +258,31 @@ def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):
     assert db_rows(w, "SELECT stage, shard, finished_at, key FROM stages ORDER BY stage, shard") == finished
 
 
-@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_an_interrupted_run_says_so_and_resumes(tmp_path, sig, code):
-    """Ctrl-C or a kill ends the run with one line and 130/143, workers quiet, and the rerun
-    finishes with the output of an uninterrupted run."""
+INTERRUPTED = ["--workers", "2", "--set", "substring.shard_tokens=1000000"]
+
+
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory) -> tuple[Path, bytes]:
+    """A corpus whose run lasts long enough to be interrupted (10 MB, 10 shards on two
+    workers), and the output of its uninterrupted run: made once for both signals."""
+    d = tmp_path_factory.mktemp("long")
     rng = random.Random(3)
-    inp = tmp_path / "in.jsonl"
+    inp = d / "in.jsonl"
     with open(inp, "w") as f:
         for i in range(4000):
             f.write(json.dumps({"id": i, "text": " ".join(rng.choice(["alpha", "beta", "gamma", "delta"])
                                                           for _ in range(400))}) + "\n")
+    sadedup_cli(d, "run", "--input", inp, "--output", d / "o.jsonl", "--workdir", d / "w", *INTERRUPTED)
+    return inp, (d / "o.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_run_says_so_and_resumes(tmp_path, long_run, sig, code):
+    """Ctrl-C or a kill ends the run with one line and 130/143, workers quiet, and the rerun
+    finishes with the output of an uninterrupted run."""
+    inp, uninterrupted = long_run
     args = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(inp), "--output", str(tmp_path / "o.jsonl"),
-            "--workdir", str(tmp_path / "w"), "--workers", "2", "--set", "substring.shard_tokens=1000000"]
+            "--workdir", str(tmp_path / "w"), *INTERRUPTED]
     env = {**os.environ, "CI": "1"}
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          start_new_session=True)
@@ -231,20 +300,16 @@ def test_an_interrupted_run_says_so_and_resumes(tmp_path, sig, code):
                             capture_output=True, text=True, env=env)
     assert status.returncode == 0 and "pending: nothing" not in status.stdout
     assert subprocess.run(args, capture_output=True, env=env).returncode == 0
-    fresh_args = [a if a != str(tmp_path / "w") else str(tmp_path / "w2") for a in args]
-    fresh_args[fresh_args.index(str(tmp_path / "o.jsonl"))] = str(tmp_path / "o2.jsonl")
-    assert subprocess.run(fresh_args, capture_output=True, env=env).returncode == 0
-    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "o2.jsonl").read_bytes()
+    assert (tmp_path / "o.jsonl").read_bytes() == uninterrupted
 
 
-def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_path):
+def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, first_run, tmp_path):
     """Schema 1 (no spans.method, no stages.key, user_version 0): opened for writing, it gets
     the new columns and indexes, and the next run redoes what it cannot vouch for."""
     import sqlite3
 
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
-    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
-    want = out.read_bytes()
+    want, _ = first_run(w)
     spans = db_rows(w, "SELECT doc_id, tok_start, tok_end, char_start, char_end FROM spans ORDER BY span_id")
     con = sqlite3.connect(w / "sadedup.db")
     con.executescript("""
@@ -267,10 +332,9 @@ def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, tmp_p
     assert (w / ".sadedup-workdir").exists()
 
 
-def test_a_damaged_state_or_database_is_one_line_and_restart_recovers(cli, corpus, tmp_path):
+def test_a_damaged_state_or_database_is_one_line_and_restart_recovers(cli, corpus, first_run, tmp_path):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
-    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
-    want = out.read_bytes()
+    want, _ = first_run(w)
     for name in ("state.json", "sadedup.db"):
         (w / name).write_bytes(b"garbage, not what sadedup wrote")
         for f in w.glob("sadedup.db-*"):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from reference import char_cut, reference
 
 from sadedup import pipeline
+from sadedup.executor import LocalExecutor
 
 
 def run_substring(tmp: Path, docs: list[str], L: int, keep: str, drop: float, shard_tokens: int = 0,
@@ -46,7 +47,12 @@ def check_against_reference(tmp: Path, docs: list[str], L: int, keep: str, drop:
     assert all(r["meta"]["n"] == int(r["id"][1:]) for r in rows)  # other fields pass through
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 40 examples (was 60): each one is a whole pipeline run, about half a second plus a tenth for
+# every shard, and most draws cut the corpus into 5-25 shards. Forty still draw every keep x
+# prefilter pair about ten times, spread over L, drop fractions, corpus and shard sizes; the
+# fixed cases below pin the rest (five shard sizes in both prefilter modes, whole copies,
+# repeats inside a document, dropped documents, keep=none sources, priorities).
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n_docs=st.integers(1, 25), L=st.integers(1, 12),
        keep=st.sampled_from(["first", "none"]),
        drop=st.one_of(st.sampled_from([0.8, 1.0, 0.5]), st.floats(0.01, 1.0)),
@@ -92,28 +98,59 @@ def test_dropped_document_is_never_the_kept_copy(tmp_path):
     assert 2 not in spans_by_doc(tmp_path / "work")
 
 
-def test_output_identical_for_any_shard_size(tmp_path):
+def test_output_identical_for_any_shard_size(tmp_path, monkeypatch):
+    # 70 documents: 18k tokens, 70 shards of 97 tokens and ~240 spans whose source sits in
+    # another shard (120 documents gave 117 and ~400, in a quarter more time)
     rng = random.Random(11)
-    docs = planted_corpus(rng, 120, 300)
+    docs = planted_corpus(rng, 70, 300)
     outputs, dumps = [], []
-    for shard, prefilter in ((0, True), (2000, True), (500, True), (97, True), (500, False)):
-        tmp = tmp_path / f"s{shard}{'' if prefilter else '_full'}"
-        tmp.mkdir()
-        run_substring(tmp, docs, 10, "first", 0.8, shard_tokens=shard, executor="local", workers=2,
-                      prefilter=prefilter)
-        outputs.append((tmp / "out.jsonl").read_bytes())
-        dumps.append(db_rows(tmp / "work", "SELECT * FROM spans ORDER BY span_id")
-                     + db_rows(tmp / "work", "SELECT doc_id, status, removed_tokens FROM documents"))
-        shards = db_rows(tmp / "work", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
-        if not prefilter:
-            assert not any((tmp / "work" / "substring").glob("*/L10/shard_*/sa.npy"))
-        if shard == 97:
-            assert shards > 50
-            # planted duplicates whose source sits in another shard
-            assert cross_shard_spans(tmp / "work") > 10
+    # the five runs share one pool of two workers (each run would start its own: two processes
+    # importing sadedup, a second of CPU each); every task still runs on it, in parallel
+    pool = KeptPool(2)
+    monkeypatch.setattr(pipeline, "make_executor", lambda kind, workers, scheduler="": pool.check(kind, workers))
+    try:
+        for shard, prefilter in ((0, True), (2000, True), (500, True), (97, True), (500, False)):
+            tmp = tmp_path / f"s{shard}{'' if prefilter else '_full'}"
+            tmp.mkdir()
+            run_substring(tmp, docs, 10, "first", 0.8, shard_tokens=shard, executor="local", workers=2,
+                          prefilter=prefilter)
+            outputs.append((tmp / "out.jsonl").read_bytes())
+            dumps.append(db_rows(tmp / "work", "SELECT * FROM spans ORDER BY span_id")
+                         + db_rows(tmp / "work", "SELECT doc_id, status, removed_tokens FROM documents"))
+            shards = db_rows(tmp / "work", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
+            if not prefilter:
+                assert not any((tmp / "work" / "substring").glob("*/L10/shard_*/sa.npy"))
+            if shard == 97:
+                assert shards > 50
+                # planted duplicates whose source sits in another shard
+                assert cross_shard_spans(tmp / "work") > 10
+    finally:
+        pool.really_close()
+    assert pool.maps > 5  # the runs used it
     assert all(o == outputs[0] for o in outputs)
     assert all(d == dumps[0] for d in dumps)
     check_against_reference(tmp_path / "s97", docs, 10, "first", 0.8)
+
+
+class KeptPool(LocalExecutor):
+    """A local pool that outlives the run that closes it (closed by the test at the end)."""
+
+    maps = 0
+
+    def check(self, kind: str, workers: int) -> "KeptPool":
+        assert (kind, workers) == ("local", self.workers)
+        return self
+
+    def imap(self, tasks):
+        self.maps += len(tasks) > 1
+        return super().imap(tasks)
+
+    def close(self, abort: bool = False) -> None:
+        if abort:
+            super().close(abort=True)
+
+    def really_close(self) -> None:
+        super().close()
 
 
 def cross_shard_spans(work: Path) -> int:

@@ -1,5 +1,5 @@
-"""The audit report as one self-contained HTML page: inline CSS, plots as inline SVG drawn
-here, no script and no reference to anything outside the page (no font, image or style is
+"""The audit report as one self-contained HTML page: inline CSS, plots drawn with matplotlib
+and inlined as SVG, no script and no reference to anything outside the page (no font, image or style is
 fetched), so it opens the same offline, in a mail attachment or in a review tool.
 
 Every piece of corpus text (and every file name) is escaped; control characters and the
@@ -76,20 +76,28 @@ def reason_colour(reason: str, i: int = 0) -> str:
 
 
 # ---- plots ---------------------------------------------------------------------------------
+#
+# Drawn with matplotlib (no pyplot, so no global backend or figure state: each figure gets its
+# own Agg canvas and is saved as SVG into a string that goes inline into the page). The SVG is
+# made to be the same bytes for the same numbers (a fixed hash salt for its ids, no date) and to
+# refer to nothing outside the page: text stays text in a system font stack, the XML prolog and
+# its DOCTYPE URL and the metadata block (with matplotlib's address) are left out, and its ids
+# are prefixed per figure so several plots on one page never share one.
 
-def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
-    """Round values (1, 2 or 5 times a power of ten apart) covering [lo, hi]."""
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / max(n, 1)
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9) * step
-    out, v = [], first
-    while v <= hi + step * 1e-9:
-        out.append(round(v, 10))
-        v += step
-    return out
+FONT = ["DejaVu Sans", "Bitstream Vera Sans", "Arial", "Helvetica", "sans-serif"]
+RC = {"svg.fonttype": "none", "text.parse_math": False, "font.family": "sans-serif", "font.sans-serif": FONT,
+      "font.size": 11, "axes.edgecolor": MUTED, "axes.labelcolor": INK, "axes.labelsize": 12,
+      "xtick.color": MUTED,
+      "ytick.color": MUTED, "xtick.labelsize": 11, "ytick.labelsize": 11, "xtick.major.size": 4,
+      "ytick.major.size": 0, "lines.scale_dashes": False, "legend.fontsize": 10.5, "legend.frameon": True,
+      "legend.framealpha": 0.88, "legend.edgecolor": GRID, "legend.fancybox": True, "legend.borderpad": 0.5,
+      "legend.labelcolor": MUTED, "legend.handlelength": 1.6, "figure.facecolor": PAPER,
+      "axes.facecolor": PAPER}
+
+_SVG_TAG = re.compile(r"^<svg\b[^>]*>")
+_ID = re.compile(r' id="([^"]+)"')
+_IDREF_USE = re.compile(r'(?:href="#|url\(#)([^")]+)')
+_IDREF_USE_SUB = re.compile(r'(href="#|url\(#)([^")]+)')
 
 
 def _tick_label(v: float) -> str:
@@ -100,202 +108,184 @@ def _tick_label(v: float) -> str:
     return f"{v:g}"
 
 
+def _dashes(dash: str | None) -> Any:
+    return "-" if not dash else (0, tuple(float(x) for x in dash.split()))
+
+
+def _svg(fig: Any, title: str) -> str:
+    """The figure as an inline <svg> element (see the note above)."""
+    import io
+
+    import matplotlib
+
+    salt = f"{zlib.crc32(title.encode()):08x}"
+    buf = io.StringIO()
+    with matplotlib.rc_context({**RC, "svg.hashsalt": f"sadedup-{salt}"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    s = buf.getvalue()
+    s = s[s.index("<svg"):]  # no XML prolog, no DOCTYPE (with its DTD address)
+    s = re.sub(r"<metadata>.*?</metadata>", "", s, flags=re.S)
+    s = re.sub(r"<style[^>]*>.*?</style>", "", s, count=1, flags=re.S)  # the page's CSS has its rule (svg.plot *)
+    used = set(_IDREF_USE.findall(s))  # ids something refers to (clip paths, markers); the others go
+    s = _ID.sub(lambda m: f' id="f{salt}-{m.group(1)}"' if m.group(1) in used else "", s)
+    s = _IDREF_USE_SUB.sub(lambda m: f"{m.group(1)}f{salt}-{m.group(2)}", s)
+    view = re.search(r'viewBox="([^"]+)"', s).group(1)
+    s = _SVG_TAG.sub(f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+                     f'class="plot" viewBox="{view}" role="img" aria-label="{esc(title)}"><title>{esc(title)}</title>',
+                     s, count=1)
+    s = re.sub(r">\s+<", "><", s)
+    return re.sub(r"\s*\n\s*", " ", s).strip()
+
+
+def _figure(width: float, height: float) -> Any:
+    """A figure `width` x `height` page pixels (72 dpi: one pixel a point), on its own Agg
+    canvas: no pyplot, so no display, no global backend and no figure registry."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(width / 72, height / 72), dpi=72)
+        FigureCanvasAgg(fig)
+    return fig
+
+
 class Plot:
-    """A small SVG chart: linear or log axes, lines, points, error bars, bars, reference
-    lines and a legend. Data outside the axes is clipped."""
+    """A chart drawn with matplotlib: linear or log axes, lines, points, error bars, bars,
+    reference lines and a legend where it covers the least data (loc="best"). Sizes are in
+    pixels of the page (one SVG unit each); lines and bars are clipped to the axes, points and
+    error bars are not (one on the edge shows whole)."""
 
     def __init__(self, title: str, xlabel: str, ylabel: str, x: tuple[float, float], y: tuple[float, float],
                  width: int = 560, height: int = 320, xlog: bool = False, ylog: bool = False,
                  xticks: Sequence[tuple[float, str]] | None = None, yfmt: Callable[[float], str] = _tick_label,
                  xfmt: Callable[[float], str] = _tick_label) -> None:
-        self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
-        self.w, self.h = width, height
-        self.ml, self.mr, self.mt, self.mb = 62, 18, 34, 48
-        self.xlog, self.ylog = xlog, ylog
-        self.x0, self.x1 = self._dom(x, xlog)
-        self.y0, self.y1 = self._dom(y, ylog)
-        self.xticks, self.yfmt, self.xfmt = xticks, yfmt, xfmt
-        self.layers: list[str] = []
-        self.legend: list[tuple[str, str, str]] = []  # (label, colour, kind)
-        self.drawn: list[tuple[float, float]] = []     # pixels with data on them, to keep the legend off
-        self.max_bar = 64.0
+        import matplotlib
+        from matplotlib import ticker
 
-    @staticmethod
-    def _dom(r: tuple[float, float], log: bool) -> tuple[float, float]:
-        lo, hi = float(r[0]), float(r[1])
-        if log:
-            lo, hi = math.log10(max(lo, 1e-12)), math.log10(max(hi, lo * 10 if lo > 0 else 1))
-        if hi <= lo:
-            hi = lo + 1
-        return lo, hi
+        self.title, self.w, self.h = title, width, height
+        self.legend = False
+        with matplotlib.rc_context(RC):
+            self.fig = _figure(width, height)
+            ml, mr, mt, mb = 66, 18, 34, 48
+            self.fig.subplots_adjust(left=ml / width, right=1 - mr / width, top=1 - mt / height, bottom=mb / height)
+            ax = self.ax = self.fig.add_subplot()
+            self.fig.text(ml / width, 1 - 20 / height, title, fontsize=13, fontweight="bold", color=INK,
+                          va="baseline")  # not ax.set_title: placing that measures every tick label again
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            for side in ("top", "right", "left"):
+                ax.spines[side].set_visible(False)
+            ax.spines["bottom"].set_color(MUTED)
+            if xlog:
+                ax.set_xscale("log")
+            if ylog:
+                ax.set_yscale("log")
+            ax.set_xlim(*x)
+            ax.set_ylim(*y)
+            ax.grid(axis="y", color=GRID, linewidth=1)
+            ax.set_axisbelow(True)
+            ax.tick_params(axis="y", length=0, pad=6)
+            ax.tick_params(axis="x", which="minor", length=0)
+            if ylog:
+                ax.yaxis.set_major_locator(ticker.LogLocator(base=10, numticks=12))
+                ax.yaxis.set_minor_locator(ticker.NullLocator())
+            else:
+                ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: yfmt(v)))
+            if xticks is not None:
+                ax.set_xticks([v for v, _ in xticks], [lab for _, lab in xticks])
+            else:
+                if xlog:
+                    ax.xaxis.set_major_locator(ticker.LogLocator(base=10, numticks=12))
+                    ax.xaxis.set_minor_locator(ticker.NullLocator())
+                else:
+                    ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
+                ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: xfmt(v)))
+        self.max_bar = 64.0  # a few wide bins: bars of a readable width
 
-    def px(self, v: float) -> float:
-        v = math.log10(max(v, 1e-12)) if self.xlog else v
-        return self.ml + (v - self.x0) / (self.x1 - self.x0) * (self.w - self.ml - self.mr)
-
-    def py(self, v: float) -> float:
-        v = math.log10(max(v, 1e-12)) if self.ylog else v
-        return self.h - self.mb - (v - self.y0) / (self.y1 - self.y0) * (self.h - self.mt - self.mb)
-
-    def _trace(self, xs: Sequence[float], ys: Sequence[float], dense: bool = False) -> None:
-        """Records where data is drawn (a line also between its points)."""
-        pts = [(self.px(a), self.py(b)) for a, b in zip(xs, ys)]
-        self.drawn.extend(pts)
-        if dense:
-            for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-                steps = int(max(abs(x1 - x0), abs(y1 - y0)) // 6)
-                self.drawn.extend((x0 + (x1 - x0) * k / (steps + 1), y0 + (y1 - y0) * k / (steps + 1))
-                                  for k in range(1, steps + 1))
-
-    def _key(self, label: str | None, colour: str, kind: str) -> None:
-        if label and (label, colour, kind) not in self.legend:
-            self.legend.append((label, colour, kind))
+    def _label(self, label: str | None) -> str:
+        if label:
+            self.legend = True
+            return label
+        return "_nolegend_"
 
     def line(self, xs: Sequence[float], ys: Sequence[float], colour: str = BLUE, width: float = 2,
              dash: str | None = None, label: str | None = None) -> "Plot":
-        if len(xs):
-            self._trace(xs, ys, dense=True)
-            pts = " ".join(f"{self.px(a):.1f},{self.py(b):.1f}" for a, b in zip(xs, ys))
-            d = f' stroke-dasharray="{dash}"' if dash else ""
-            self.layers.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="{width}"'
-                               f' stroke-linejoin="round"{d}/>')
-        self._key(label, colour, "dash" if dash else "line")
+        self.ax.plot(list(xs), list(ys), color=colour, linewidth=width, linestyle=_dashes(dash),
+                     solid_joinstyle="round", label=self._label(label), zorder=2)
         return self
 
     def points(self, xs: Sequence[float], ys: Sequence[float], colour: str = BLUE, r: float = 3.2,
                label: str | None = None, opacity: float = 1.0, hollow: bool = False) -> "Plot":
-        fill = "none" if hollow else colour
-        self._trace(xs, ys)
-        for a, b in zip(xs, ys):
-            self.layers.append(f'<circle cx="{self.px(a):.1f}" cy="{self.py(b):.1f}" r="{r}" fill="{fill}" '
-                               f'stroke="{colour}" stroke-width="1.2" fill-opacity="{opacity}"/>')
-        self._key(label, colour, "ring" if hollow else "dot")
+        from matplotlib.colors import to_rgba
+
+        face = "none" if hollow else to_rgba(colour, opacity)
+        self.ax.plot(list(xs), list(ys), linestyle="none", marker="o", markersize=2 * r, markerfacecolor=face,
+                     markeredgecolor=colour, markeredgewidth=1.2, label=self._label(label), zorder=3, clip_on=False)
         return self
 
     def errorbars(self, xs: Sequence[float], lo: Sequence[float], hi: Sequence[float], colour: str = BLUE) -> "Plot":
-        for a, b, c in zip(xs, lo, hi):
-            x, y0, y1 = self.px(a), self.py(b), self.py(c)
-            self.layers.append(f'<path d="M{x:.1f},{y0:.1f}V{y1:.1f}M{x - 4:.1f},{y0:.1f}h8M{x - 4:.1f},{y1:.1f}h8" '
-                               f'stroke="{colour}" stroke-width="1.4" fill="none"/>')
+        if len(xs):
+            mid = [(a + b) / 2 for a, b in zip(lo, hi)]
+            self.ax.errorbar(list(xs), mid, yerr=[[m - a for m, a in zip(mid, lo)], [b - m for m, b in zip(mid, hi)]],
+                             fmt="none", ecolor=colour, elinewidth=1.4, capsize=4, capthick=1.4, zorder=3,
+                             clip_on=False)
         return self
 
     def bars(self, xs: Sequence[float], ys: Sequence[float], colour: str = BLUE, width: float = 0.8,
              label: str | None = None, labels: bool = False) -> "Plot":
-        """Bars centred on xs, `width` in x units."""
-        base = self.py(10 ** self.y0 if self.ylog else max(self.y0, 0))
-        for a, b in zip(xs, ys):
-            if b <= 0 and self.ylog:
-                continue
-            x0, x1 = self.px(a - width / 2), self.px(a + width / 2)
-            top = self.py(b)
-            if x1 - x0 > self.max_bar:  # a few wide bins: bars of a readable width, centred
-                mid = (x0 + x1) / 2
-                x0, x1 = mid - self.max_bar / 2, mid + self.max_bar / 2
-            self.drawn.extend((x, y) for x in (x0, (x0 + x1) / 2, x1) for y in (top, (top + base) / 2))
-            self.layers.append(f'<rect x="{x0:.1f}" y="{min(top, base):.1f}" width="{max(x1 - x0, 1):.1f}" '
-                               f'height="{abs(base - top):.1f}" fill="{colour}" rx="1.5"><title>{esc(num(b))}'
-                               f'</title></rect>')
-            if labels:
-                self.layers.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{top - 4:.1f}" text-anchor="middle" '
-                                   f'class="pl">{esc(num(b))}</text>')
-        self._key(label, colour, "bar")
+        """Bars centred on xs, `width` in x units (at most `max_bar` pixels wide)."""
+        x0, x1 = self.ax.get_xlim()
+        axes_px = self.ax.get_position().width * self.w
+        if self.ax.get_xscale() != "log":
+            width = min(width, self.max_bar * (x1 - x0) / axes_px)
+        keep = [(a, b) for a, b in zip(xs, ys) if b > 0 or self.ax.get_yscale() != "log"]
+        bars = self.ax.bar([a for a, _ in keep], [b for _, b in keep], width=width, color=colour,
+                           label=self._label(label), zorder=2)
+        if labels:
+            self.ax.bar_label(bars, labels=[num(b) for _, b in keep], padding=3, color=MUTED, fontsize=10.5,
+                              clip_on=False)
         return self
 
     def vline(self, x: float, colour: str = MUTED, label: str | None = None, dash: str = "4 3") -> "Plot":
-        X = self.px(x)
-        self.layers.append(f'<line x1="{X:.1f}" x2="{X:.1f}" y1="{self.mt}" y2="{self.h - self.mb}" stroke="{colour}" '
-                           f'stroke-width="1.3" stroke-dasharray="{dash}"/>')
-        self._key(label, colour, "dash")
+        self.ax.axvline(x, color=colour, linewidth=1.3, linestyle=_dashes(dash), label=self._label(label), zorder=2)
         return self
 
     def hline(self, y: float, colour: str = MUTED, label: str | None = None, dash: str = "4 3") -> "Plot":
-        Y = self.py(y)
-        self.layers.append(f'<line x1="{self.ml}" x2="{self.w - self.mr}" y1="{Y:.1f}" y2="{Y:.1f}" stroke="{colour}" '
-                           f'stroke-width="1.3" stroke-dasharray="{dash}"/>')
-        self._key(label, colour, "dash")
+        self.ax.axhline(y, color=colour, linewidth=1.3, linestyle=_dashes(dash), label=self._label(label), zorder=2)
         return self
-
-    def note(self, x: float, y: float, text: str, colour: str = MUTED, anchor: str = "start") -> "Plot":
-        self.layers.append(f'<text x="{self.px(x) + (4 if anchor == "start" else -4):.1f}" y="{self.py(y) - 4:.1f}" '
-                           f'fill="{colour}" text-anchor="{anchor}" class="pl">{esc(text)}</text>')
-        return self
-
-    def _axis_ticks(self, lo: float, hi: float, log: bool) -> list[float]:
-        if log:
-            return [10 ** k for k in range(math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1)]
-        return nice_ticks(lo, hi)
 
     def svg(self) -> str:
-        w, h, ml, mr, mt, mb = self.w, self.h, self.ml, self.mr, self.mt, self.mb
-        out = [f'<svg class="plot" viewBox="0 0 {w} {h}" role="img" aria-label="{esc(self.title)}">'
-               f'<title>{esc(self.title)}</title>',
-               f'<text x="{ml}" y="18" class="pt">{esc(self.title)}</text>']
-        for v in self._axis_ticks(self.y0, self.y1, self.ylog):
-            Y = self.py(v)
-            out.append(f'<line x1="{ml}" x2="{w - mr}" y1="{Y:.1f}" y2="{Y:.1f}" stroke="{GRID}"/>'
-                       f'<text x="{ml - 6}" y="{Y + 3.5:.1f}" text-anchor="end" class="pl">{esc(self.yfmt(v))}</text>')
-        xt = self.xticks if self.xticks is not None else \
-            [(v, self.xfmt(v)) for v in self._axis_ticks(self.x0, self.x1, self.xlog)]
-        for v, lab in xt:
-            X = self.px(v)
-            out.append(f'<line x1="{X:.1f}" x2="{X:.1f}" y1="{h - mb}" y2="{h - mb + 4}" stroke="{MUTED}"/>'
-                       f'<text x="{X:.1f}" y="{h - mb + 16}" text-anchor="middle" class="pl">{esc(lab)}</text>')
-        out.append(f'<line x1="{ml}" x2="{w - mr}" y1="{h - mb}" y2="{h - mb}" stroke="{MUTED}"/>')
-        out.append(f'<text x="{(ml + w - mr) / 2:.1f}" y="{h - 8}" text-anchor="middle" class="al">{esc(self.xlabel)}'
-                   f'</text><text transform="translate(14,{(mt + h - mb) / 2:.1f}) rotate(-90)" text-anchor="middle" '
-                   f'class="al">{esc(self.ylabel)}</text>')
-        cid = f"c{zlib.crc32(f'{self.title}|{w}|{h}'.encode()):08x}"  # the same page for the same numbers
-        out.append(f'<clipPath id="{cid}"><rect x="{ml - 6}" y="{mt - 6}" width="{w - ml - mr + 12}" '
-                   f'height="{h - mt - mb + 12}"/></clipPath><g clip-path="url(#{cid})">')
-        out.extend(self.layers)
-        out.append("</g>")
-        if self.legend:
-            items = list(self.legend)
-            width = max(len(l) for l, _, _ in items) * 6.4 + 30
-            height = len(items) * 16 + 6
-            corners = [(w - mr - 8, mt + 4), (ml + 8 + width, mt + 4), (w - mr - 8, h - mb - height - 6),
-                       (ml + 8 + width, h - mb - height - 6)]
+        import matplotlib
 
-            def covered(c: tuple[float, float]) -> int:
-                x1, y0 = c
-                return sum(1 for px_, py_ in self.drawn if x1 - width - 4 <= px_ <= x1 + 4 and y0 - 6 <= py_ <= y0 + height + 4)
-
-            x, y = min(corners, key=covered)
-            out.append(f'<rect x="{x - width:.1f}" y="{y - 2:.1f}" width="{width:.1f}" height="{height}" '
-                       f'fill="{PAPER}" fill-opacity="0.88" stroke="{GRID}" rx="3"/>')
-            for i, (label, colour, kind) in enumerate(items):
-                yy = y + 10 + i * 16
-                x0 = x - width + 8
-                if kind == "dot":
-                    mark = f'<circle cx="{x0 + 7}" cy="{yy}" r="3.5" fill="{colour}"/>'
-                elif kind == "ring":
-                    mark = f'<circle cx="{x0 + 7}" cy="{yy}" r="3.5" fill="none" stroke="{colour}"/>'
-                elif kind == "bar":
-                    mark = f'<rect x="{x0 + 2}" y="{yy - 5}" width="10" height="10" fill="{colour}" rx="1.5"/>'
-                else:
-                    d = ' stroke-dasharray="4 3"' if kind == "dash" else ""
-                    mark = f'<line x1="{x0}" x2="{x0 + 14}" y1="{yy}" y2="{yy}" stroke="{colour}" stroke-width="2"{d}/>'
-                out.append(f'{mark}<text x="{x0 + 20}" y="{yy + 3.5}" class="pl">{esc(label)}</text>')
-        out.append("</svg>")
-        return "".join(out)
+        with matplotlib.rc_context(RC):
+            if self.legend:
+                self.ax.legend(loc="best")
+        return _svg(self.fig, self.title)
 
 
 def hbars(title: str, rows: list[tuple[str, float, str, str]], total: float, width: int = 560) -> str:
     """Horizontal bars, one a row: (label, value, colour, note); lengths relative to `total`."""
-    lw, rh = 150, 26
+    import matplotlib
+
+    lw, rh, note_room = 150, 26, 130
     h = 30 + rh * len(rows)
-    out = [f'<svg class="plot" viewBox="0 0 {width} {h}" role="img" aria-label="{esc(title)}">'
-           f'<title>{esc(title)}</title>'
-           f'<text x="4" y="18" class="pt">{esc(title)}</text>']
-    span = width - lw - 130
-    for i, (label, value, colour, note) in enumerate(rows):
-        y = 28 + i * rh
-        bw = 0 if not total else max(1.0, span * value / total)
-        out.append(f'<text x="{lw - 8}" y="{y + 14}" text-anchor="end" class="pl">{esc(label)}</text>'
-                   f'<rect x="{lw}" y="{y + 3}" width="{bw:.1f}" height="{rh - 8}" fill="{colour}" rx="2"/>'
-                   f'<text x="{lw + bw + 6:.1f}" y="{y + 14}" class="pl">{esc(note)}</text>')
-    out.append("</svg>")
-    return "".join(out)
+    with matplotlib.rc_context(RC):
+        fig = _figure(width, h)
+        fig.subplots_adjust(left=lw / width, right=1, top=1 - 28 / h, bottom=2 / h)
+        ax = fig.add_subplot()
+        fig.text(4 / width, 1 - 18 / h, title, fontsize=13, fontweight="bold", color=INK, va="baseline")
+        span = width - lw - note_room
+        ax.set_xlim(0, (total or 1) * (width - lw) / span)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_axis_off()
+        for i, (label, value, colour, note) in enumerate(rows):
+            bw = 0 if not total else max(value, (total or 1) / span)  # at least a pixel
+            ax.barh(i, bw, height=(rh - 8) / rh, color=colour, zorder=2)
+            ax.text(-(total or 1) * 8 / span, i, label, ha="right", va="center", color=MUTED, fontsize=11)
+            ax.text(bw + (total or 1) * 6 / span, i, note, ha="left", va="center", color=MUTED, fontsize=11)
+        return _svg(fig, title)
 
 
 # ---- page pieces ---------------------------------------------------------------------------
@@ -841,9 +831,7 @@ h4{{margin:14px 0 6px;font-size:13px;color:{MUTED};text-transform:uppercase;lett
 .grid2{{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:16px 28px;align-items:start}}
 table.kv{{width:auto;min-width:50%}}
 figure{{margin:0}} figcaption{{font-size:12px;color:{MUTED};margin-top:2px}}
-svg.plot{{width:100%;height:auto;display:block}}
-svg .pt{{font:600 13px system-ui,sans-serif;fill:{INK}}} svg .pl{{font:11px system-ui,sans-serif;fill:{MUTED}}}
-svg .al{{font:12px system-ui,sans-serif;fill:{INK}}}
+svg.plot{{width:100%;height:auto;display:block}} svg.plot *{{stroke-linejoin:round;stroke-linecap:butt}}
 .tw{{overflow-x:auto}}
 table{{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0 8px}}
 th{{text-align:left;font-weight:600;color:{MUTED};border-bottom:1px solid {GRID};padding:6px 8px;white-space:nowrap}}

@@ -21,3 +21,22 @@ def cli(tmp_path):
         return p
 
     return run
+
+
+@pytest.fixture(scope="session")
+def command_help(tmp_path_factory):
+    """command_help(*words): the stdout of the real `sadedup *words --help` at 200 columns,
+    run once per session for every test that reads that help (a run is a process importing
+    sadedup, a second each, and two files read every command's)."""
+    seen: dict[tuple[str, ...], str] = {}
+
+    def get(*words: str) -> str:
+        if words not in seen:
+            p = subprocess.run([sys.executable, "-m", "sadedup.cli", *words, "--help"], capture_output=True, text=True,
+                               cwd=tmp_path_factory.getbasetemp(), env={**os.environ, "CI": "1", "COLUMNS": "200"},
+                               timeout=600)
+            assert p.returncode == 0, p.stderr
+            seen[words] = p.stdout
+        return seen[words]
+
+    return get

@@ -30,7 +30,11 @@ from helpers import db_rows, read_jsonl
 from sadedup.config import load_workflow
 from sadedup.stages.sizing import max_document_tokens
 
-FAST = ["--set", "substring.min_length=50"]
+# --workers 1: these runs are a few documents, and a pool of two would cost more than the run
+# (two processes importing sadedup, ~2.5 s of CPU a command); the pool itself is exercised by
+# test_cli's piece tests, test_substring_semantics, test_sequences' interrupts, test_dask and
+# test_conventions' worker count
+FAST = ["--set", "substring.min_length=50", "--workers", "1"]
 
 _rng = random.Random(2024)
 _WORDS = ["".join(_rng.choice("abcdefghijklmnop") for _ in range(6)) for _ in range(3000)]

@@ -13,7 +13,11 @@ import zstandard
 from corpus import planted_corpus, write_jsonl
 from helpers import db_rows, read_jsonl
 
-SUBSTRING = ["--set", "stages=substring", "--set", "substring.min_length=20"]
+# --workers 1: these runs are a few documents, and a pool of two would cost more than the run
+# (two processes importing sadedup, ~2.5 s of CPU a command); the pool itself is exercised by
+# test_cli's piece tests, test_substring_semantics, test_sequences' interrupts, test_dask and
+# test_conventions' worker count
+SUBSTRING = ["--set", "stages=substring", "--set", "substring.min_length=20", "--workers", "1"]
 
 COMMANDS = ["run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain"]
 
@@ -22,11 +26,11 @@ def docs_fixture(n=60, seed=3):
     return planted_corpus(random.Random(seed), n, 400)
 
 
-def test_every_command_has_help(cli):
-    top = cli("--help").stdout
+def test_every_command_has_help(cli, command_help):
+    top = cli("--help").stdout  # at the default width
     for c in COMMANDS:
         assert c in top
-        out = cli(c, "--help").stdout
+        out = command_help(c)  # each command's, as test_conventions reads it too
         assert "Usage" in out and len(out) > 200, c
 
 

@@ -25,7 +25,11 @@ import sadedup
 from sadedup import config
 
 REPO = Path(__file__).resolve().parent.parent
-SMALL = ["--set", "stages=exact,substring", "--set", "substring.min_length=20"]
+# --workers 1: these runs are a few documents, and a pool of two would cost more than the run
+# (two processes importing sadedup, ~2.5 s of CPU a command); the pool itself is exercised by
+# test_cli's piece tests, test_substring_semantics, test_sequences' interrupts, test_dask and
+# test_conventions' worker count
+SMALL = ["--set", "stages=exact,substring", "--set", "substring.min_length=20", "--workers", "1"]
 COMMANDS = ["run", "ingest", "exact", "minhash", "tokenize", "build", "repeats", "remove", "export", "status", "sql",
             "explain"]
 STAGES = ["exact", "minhash", "tokenize", "build", "repeats", "remove"]
@@ -89,16 +93,15 @@ def test_quiet_keeps_warnings(cli, tmp_path):
     assert any(f"run.workers={cores + 3}" in line for line in lines)
 
 
-def test_help_has_no_type_noise_and_an_example_per_command(cli):
-    env = {"COLUMNS": "200"}
-    top = cli("--help", env=env).stdout
+def test_help_has_no_type_noise_and_an_example_per_command(command_help):
+    top = command_help()  # the real command at 200 columns, each help run once per session
     assert "<bool>" not in top and "--version" in top
     for c in COMMANDS:
-        out = cli(c, "--help", env=env).stdout
+        out = command_help(c)
         assert "<bool>" not in out, c
         assert f"Example: sadedup {c} " in out, c
         assert "--quiet" in out and "--debug" in out, c  # global flags are listed where they work
-    run = cli("run", "--help", env=env).stdout
+    run = command_help("run")
     assert "Give --input, --output and --workdir together" in run
     for opt in ("--output", "--workdir"):
         line = next(line for line in run.splitlines() if f"{opt} " in line and "with --input" in line)
@@ -174,7 +177,8 @@ def test_status_and_explain_as_json(cli, done):
 def test_stage_commands_print_one_short_line(cli, tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", docs(30))
     w = tmp_path / "w"
-    outs = {"ingest": cli("ingest", "--input", inp, "--workdir", w, "--set", "substring.min_length=20")}
+    outs = {"ingest": cli("ingest", "--input", inp, "--workdir", w, "--set", "substring.min_length=20",
+                          "--workers", "1")}  # recorded: the stage commands run without a pool too
     for stage in STAGES:
         outs[stage] = cli(stage, w)
     outs["export"] = cli("export", w, "--output", tmp_path / "out.jsonl")

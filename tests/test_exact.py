@@ -103,7 +103,7 @@ def test_cli_exact(cli, tmp_path):
     docs = base + [b.upper() for b in base[:10]] + [b.replace(" ", "  ") for b in base[10:20]]
     inp = write_jsonl(tmp_path / "in.jsonl", docs)
     p = cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w",
-            "--set", "stages=exact", "--set", "exact.lowercase=true")
+            "--set", "stages=exact", "--set", "exact.lowercase=true", "--workers", "1")  # no pool to start
     assert "exact:" in p.stderr
     assert db_rows(tmp_path / "w", "SELECT count(*) FROM documents WHERE reason = 'exact_duplicate'") == [(20,)]
     assert len(read_jsonl(tmp_path / "out.jsonl")) == 30

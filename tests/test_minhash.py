@@ -445,7 +445,7 @@ def test_s_curve_and_config_string():
 def test_cli_document_stages(cli, tmp_path, planted):
     inp = write_jsonl(tmp_path / "in.jsonl", planted.docs)
     p = cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w",
-            "--set", "stages=exact,minhash", "--set", "minhash.verify=exact")
+            "--set", "stages=exact,minhash", "--set", "minhash.verify=exact", "--workers", "1")  # no pool to start
     assert "5ng_14b_8r_112p_t0.8" in p.stderr and "P(candidate" in p.stderr and "0.988 at 0.85" in p.stderr
     m = metrics(planted, tmp_path / "w")
     assert m["recall"] >= 0.99 and m["precision"] >= 0.99, m
@@ -471,7 +471,7 @@ def test_cli_all_three_stages_substring_on_survivors(cli, tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", docs)
     w = tmp_path / "w"
     cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", w,
-        "--set", "substring.min_length=50")
+        "--set", "substring.min_length=50", "--workers", "1")  # a small corpus: no pool to start
     done = dict(db_rows(w, "SELECT stage, status FROM stages WHERE shard = -1"))
     assert all(done[s] == "done" for s in ("exact", "minhash", "tokenize", "remove", "export")), done
     reasons = dict(db_rows(w, "SELECT reason, count(*) FROM documents GROUP BY reason"))

@@ -30,7 +30,7 @@ def test_recipes_say_what_they_promise():
 def test_overrides_reach_the_stored_configuration(cli, tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", planted_corpus(random.Random(1), 30, 300))
     cli("run", "c4", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w",
-        "--set", "substring.tokenizer=bytes", "--set", "substring.min_length=30")
+        "--set", "substring.tokenizer=bytes", "--set", "substring.min_length=30", "--workers", "1")  # no pool
     config = json.loads(db_rows(tmp_path / "w", "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1")[0][0])
     assert config["stages"] == ["substring"] and config["substring"]["keep"] == "none"
     assert config["substring"]["min_length"] == 30
@@ -47,7 +47,7 @@ def test_workflow_file_by_path_and_unknown_keys(cli, tmp_path):
     p = cli("run", wf, "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", check=False)
     assert p.returncode != 0 and "substring.min_length: expects a whole number" in p.stderr
     wf.write_text('stages = ["substring"]\n[substring]\nmin_length = 5\n')
-    cli("run", wf, "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w")
+    cli("run", wf, "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", "--workers", "1")
     p = cli("run", "nosuchflow", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w2",
             check=False)
     assert p.returncode != 0 and "no workflow named 'nosuchflow'" in p.stderr

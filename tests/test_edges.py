@@ -149,7 +149,7 @@ def test_a_lone_surrogate_in_the_id_sets_the_row_aside(cli, tmp_path):
                     b'{"id": {"k": "a\\udc00"}, "text": "the second document"}\n'
                     b'{"id": "ok", "text": "the third document", "meta": "\\udc00x"}\n')
     out = tmp_path / "o.jsonl"
-    cli("run", "--input", inp, "--output", out, "--workdir", tmp_path / "w")
+    cli("run", "--input", inp, "--output", out, "--workdir", tmp_path / "w", "--workers", "1")  # no pool to start
     assert db_rows(tmp_path / "w", "SELECT source_row, error FROM input_errors ORDER BY source_row") == [
         (1, "id field 'id' has an unpaired surrogate at character 0"),
         (2, "id field 'id' has an unpaired surrogate at character 8")]

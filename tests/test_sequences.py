@@ -244,17 +244,20 @@ def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):
         config = db_rows(w, "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1")[0][0]
         return json.loads(config)["resolved"]["run.memory_budget_bytes"]
 
-    cli("run", "--input", corpus, "--output", out, "--workdir", w)
+    # every core, as run.workers = 0 resolves it, planned for and recorded; the tasks run inline
+    # (the executor is not recorded, and a pool would only cost its start three times over)
+    inline = ["--executor", "inline"]
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *inline)
     state = json.loads((w / "state.json").read_text())
     assert set(state["resolved"]) == {"run.memory_budget", "run.workers"}
     assert budget() == int(state["resolved"]["run.memory_budget"])
     state["resolved"]["run.memory_budget"] = "3000000000"  # as another machine would have resolved it
     (w / "state.json").write_text(json.dumps(state))
-    cli("run", "--input", corpus, "--output", out, "--workdir", w)
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *inline)
     assert budget() == 3_000_000_000
     finished = db_rows(w, "SELECT stage, shard, finished_at, key FROM stages ORDER BY stage, shard")
     time.sleep(1.1)
-    cli("run", "--input", corpus, "--output", out, "--workdir", w)
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *inline)
     assert db_rows(w, "SELECT stage, shard, finished_at, key FROM stages ORDER BY stage, shard") == finished
 
 

@@ -46,7 +46,7 @@ Real text from this machine's files (no downloads; `--kind real` / `--kind crawl
   ``real`` stream, cut at line ends into passages of 150 to 3,000 bytes, read once in order and
   started again when used up), passages re-used across the corpus with Zipf-like weights
   (licences, common changelog lines), quotes of recent pages, and exact (mirrors) and near
-  copies of recent pages. About 80% of its bytes are removed with ``keep="none"`` at L = 100
+  copies of recent pages. About 90% of its bytes are removed with ``keep="none"`` at L = 100
   bytes (bench/RESULTS.md has the measured share).
 
 Both are deterministic for a given seed, size and set of files: the files are listed sorted

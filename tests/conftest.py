@@ -40,3 +40,15 @@ def command_help(tmp_path_factory):
         return seen[words]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def sample_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """(folder, CompletedProcess) of the real `sadedup run` with no arguments (the bundled
+    sample, the README's first command) in an empty folder: run once per session for the
+    tests that read it, which must leave the folder as it is."""
+    d = tmp_path_factory.mktemp("sample")
+    p = subprocess.run([sys.executable, "-m", "sadedup.cli", "run"], capture_output=True, text=True, cwd=d,
+                       env={**os.environ, "CI": "1"}, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return d, p

@@ -421,9 +421,9 @@ def test_status_checks_what_it_is_told_and_leaves_the_workspace_as_it_was(done):
 
 # ---- 6. the sample run: where the README says, ignored by git
 
-def test_the_sample_run_writes_where_the_readme_says_and_git_ignores_it(cli, tmp_path):
-    p = cli("run")
-    assert sorted(x.name for x in tmp_path.iterdir()) == ["sadedup-sample-work", "sadedup-sample.jsonl.gz"]
+def test_the_sample_run_writes_where_the_readme_says_and_git_ignores_it(sample_run):
+    cwd, p = sample_run  # `sadedup run` in an empty folder (test_minhash reads the same run)
+    assert sorted(x.name for x in cwd.iterdir()) == ["sadedup-sample-work", "sadedup-sample.jsonl.gz"]
     assert "sadedup-sample.jsonl.gz and sadedup-sample-work/ in the current folder" in p.stderr
     assert "output: sadedup-sample.jsonl.gz" in p.stdout
     readme = (REPO / "README.md").read_text()

@@ -484,9 +484,9 @@ def test_cli_all_three_stages_substring_on_survivors(cli, tmp_path):
     assert db_rows(w, "SELECT count(*) FROM spans")[0][0] > 0   # the boilerplate
 
 
-def test_cli_default_run_on_the_sample(cli, tmp_path):
-    p = cli("run")
-    w = tmp_path / "sadedup-sample-work"
+def test_cli_default_run_on_the_sample(sample_run):
+    cwd, p = sample_run  # `sadedup run` in an empty folder (test_conventions reads the same run)
+    w = cwd / "sadedup-sample-work"
     done = dict(db_rows(w, "SELECT stage, status FROM stages WHERE shard = -1"))
     assert all(done.get(s) == "done" for s in ("ingest", "exact", "minhash", "tokenize", "build", "repeats",
                                                 "remove", "export")), done

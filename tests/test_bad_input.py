@@ -630,7 +630,10 @@ def full_disk_corpus(tmp_path_factory):
     t += [t[i] for i in range(0, 20)] + [t[i][:500] + " " + t[i + 40][:200] for i in range(20)]
     rows = [json.dumps({"id": i, "text": x, "meta": rng.randbytes(3000).hex()}).encode() for i, x in enumerate(t)]
     inp = write_lines(d / "in.jsonl", rows + [b"{broken"])
-    opts = ["--set", "substring.min_length=40", "--set", "substring.shard_tokens=50000"]
+    # --workers 1: the files these tests fill (texts.bin, the database, the signatures, the
+    # output) are written by the driver either way (one piece, one chunk, one part), and a pool
+    # of two would start anew for each of the dozen runs
+    opts = ["--set", "substring.min_length=40", "--set", "substring.shard_tokens=50000", "--workers", "1"]
     p = _sadedup([], d, "run", "--input", inp, "--output", d / "ref.jsonl", "--workdir", d / "ref", *opts)
     assert p.returncode == 0, p.stderr
     assert db_rows(d / "ref", "SELECT count(*) FROM documents WHERE status = 'dropped'")[0][0] == 40

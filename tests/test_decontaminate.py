@@ -340,7 +340,9 @@ def test_eval_rows_that_are_not_texts_stop_the_run(cli, tmp_path):
         f.write('{"id": 7, "question": "fine"}\n')
     p = cli("run", "--input", "corpus.jsonl", "--output", "out.jsonl", "--workdir", "work", *SETS, check=False)
     assert p.returncode == 2
-    assert p.stderr.strip().splitlines()[-1] == (f"sadedup: error: eval file eval.jsonl row 7: no field 'answer' "
+    # the eval set named relative to the folder the run started in is named by its absolute path
+    assert p.stderr.strip().splitlines()[-1] == (f"sadedup: error: eval file {tmp_path / 'eval.jsonl'} row 7: "
+                                                 f"no field 'answer' "
                                                  f"(every row needs each of decontaminate.text_fields)")
     p = cli("run", "--input", "corpus.jsonl", "--output", "out.jsonl", "--workdir", "work2", "--set",
             "stages=decontaminate", check=False)

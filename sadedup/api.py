@@ -195,7 +195,7 @@ class RunResult(Mapping[str, dict]):
 
 def run(inputs: Inputs | None, output: PathLike | None, workdir: PathLike, workflow: WorkflowLike | None = None,
         overrides: Overrides | None = None, restart: bool = False, executor: str | None = None,
-        workers: int | None = None, quiet: bool | None = None) -> RunResult:
+        workers: int | None = None, quiet: bool | None = None, references: Inputs | None = None) -> RunResult:
     """Runs every stage of the workflow and writes the output; work already done in `workdir`
     is reused (a rerun resumes).
 
@@ -212,6 +212,9 @@ def run(inputs: Inputs | None, output: PathLike | None, workdir: PathLike, workf
         executor, workers: where per-shard work runs and how many processes (default: the
             workflow's run.workers, 0 = every core this process may use).
         quiet: True for no progress bars or notes (warnings still come).
+        references: a finished work folder, or a list of them, to deduplicate against
+            (`--reference`, run.reference): their kept documents come first and are never
+            dropped or cut. None: the workflow's (on an existing folder, the recorded ones).
 
     Returns:
         A `RunResult`: counts (documents, kept, dropped by reason, cut, input_errors), the
@@ -220,7 +223,7 @@ def run(inputs: Inputs | None, output: PathLike | None, workdir: PathLike, workf
     name, sets = _workflow(workflow)
     with _quiet(quiet):
         stages = pipeline.run(_inputs(inputs), output, workdir, name, [*sets, *_overrides(overrides)],
-                              restart=restart, **_options(executor, workers))
+                              restart=restart, references=_inputs(references), **_options(executor, workers))
     return RunResult.of(workdir, stages)
 
 

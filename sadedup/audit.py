@@ -111,6 +111,7 @@ class Reader:
     def __init__(self, ws: Workspace, con: sqlite3.Connection, seed: int) -> None:
         self.ws, self.con, self.seed = ws, con, seed
         self._store: TextStore | None = None
+        self._ref_stores: dict[int, TextStore] = {}
 
     @property
     def store(self) -> TextStore:
@@ -118,22 +119,36 @@ class Reader:
             self._store = TextStore(self.ws.root)
         return self._store
 
-    def text(self, doc_id: int) -> str:
-        return self.store.text(int(doc_id))
+    def text(self, doc_id: int, ref: int | None = None) -> str:
+        """A document's text; `ref`: of the reference (refs) it belongs to, read in its folder."""
+        if ref is None:
+            return self.store.text(int(doc_id))
+        if ref not in self._ref_stores:
+            found = self.con.execute("SELECT workdir FROM refs WHERE ref_id = ?", (ref,)).fetchone()
+            self._ref_stores[ref] = TextStore(Path(found[0]))
+        return self._ref_stores[ref].text(int(doc_id))
 
-    def snippet(self, doc_id: int, start: int = 0, end: int | None = None, limit: int = SNIPPET) -> dict[str, Any]:
-        """Characters [start, end) of a document, cut in the middle past `limit`."""
-        t = self.text(doc_id)
+    def kept_ref(self, cluster_id: int) -> int | None:
+        """The reference the cluster's kept document is in (its only reference member), or None."""
+        found = self.con.execute("SELECT src_ref FROM cluster_members WHERE cluster_id = ? AND src_ref IS NOT NULL "
+                                 "LIMIT 1", (cluster_id,)).fetchone()
+        return None if found is None else found[0]
+
+    def snippet(self, doc_id: int, start: int = 0, end: int | None = None, limit: int = SNIPPET,
+                ref: int | None = None) -> dict[str, Any]:
+        """Characters [start, end) of a document (of reference `ref`), cut in the middle past `limit`."""
+        t = self.text(doc_id, ref)
         part = t[start:end]
         clipped = len(part) > limit
         if clipped:
             part = part[: limit // 2] + "\u2026" + part[-(limit // 2):]
         return {"doc_id": int(doc_id), "start": start, "end": len(t) if end is None else end, "chars": len(t),
-                "text": part, "clipped": clipped}
+                "text": part, "clipped": clipped, **({"src_ref": ref} if ref is not None else {})}
 
-    def in_context(self, doc_id: int, start: int, end: int, limit: int = SNIPPET) -> dict[str, Any]:
+    def in_context(self, doc_id: int, start: int, end: int, limit: int = SNIPPET,
+                   ref: int | None = None) -> dict[str, Any]:
         """A passage with up to CONTEXT characters either side: before, passage, after."""
-        t = self.text(doc_id)
+        t = self.text(doc_id, ref)
         passage = t[start:end]
         if len(passage) > limit:
             passage = passage[: limit // 2] + "\u2026" + passage[-(limit // 2):]
@@ -306,10 +321,11 @@ def _clusters(r: Reader) -> dict[str, Any]:
         for cid, size, kept, rule in con.execute("SELECT cluster_id, size, kept_doc_id, keep_rule FROM clusters "
                                                  "WHERE method = ? ORDER BY size DESC, cluster_id LIMIT ?",
                                                  (method, TOP)).fetchall():
+            ref = r.kept_ref(cid)  # a kept document of a reference (--reference)
             mean, low = con.execute("SELECT avg(similarity), min(similarity) FROM cluster_members WHERE cluster_id = ? "
-                                    "AND doc_id != ?", (cid, kept)).fetchone()
+                                    "AND NOT (doc_id = ? AND src_ref IS ?)", (cid, kept, ref)).fetchone()
             largest.append({"cluster_id": cid, "size": size, "kept_doc_id": kept, "keep_rule": rule,
-                            "mean_similarity": mean, "min_similarity": low, "kept": r.snippet(kept, limit=240)})
+                            "mean_similarity": mean, "min_similarity": low, "kept": r.snippet(kept, limit=240, ref=ref)})
         out[method] = {"clusters": sum(n for _, n in sizes), "members": sum(s * n for s, n in sizes),
                        "dropped": sum((s - 1) * n for s, n in sizes), "sizes": sizes, "largest": largest}
     return out
@@ -444,7 +460,9 @@ def _minhash(r: Reader, scratch: Path, thresholds: list[float]) -> dict[str, Any
     out["measured"] = _measured_points(r, store, scratch)
     out["hotspots"] = _hotspots(r, store)
     values = sorted(set(thresholds) | {cfg.threshold})
-    out["sweep"] = sw.threshold_answers(ws, store, values, scratch)
+    # a run against references decides with their documents too: this folder's pairs alone
+    # cannot say what another threshold would do
+    out["sweep"] = None if ws.workflow.run.reference else sw.threshold_answers(ws, store, values, scratch)
     return out
 
 
@@ -555,9 +573,11 @@ def _sample(r: Reader, methods: list[str], k: int) -> dict[str, Any]:
         for cid in r.seek_sample("clusters", "cluster_id", "method = ?", (method,), k, f"clusters:{method}"):
             size, kept, rule = con.execute("SELECT size, kept_doc_id, keep_rule FROM clusters WHERE cluster_id = ?",
                                            (cid,)).fetchone()
-            members = con.execute("SELECT doc_id, similarity FROM cluster_members WHERE cluster_id = ? AND doc_id != ? "
-                                  "ORDER BY doc_id LIMIT 3", (cid, kept)).fetchall()
-            picked.append({"cluster_id": cid, "size": size, "keep_rule": rule, "kept": r.snippet(kept),
+            ref = r.kept_ref(cid)
+            members = con.execute("SELECT doc_id, similarity FROM cluster_members WHERE cluster_id = ? "
+                                  "AND NOT (doc_id = ? AND src_ref IS ?) ORDER BY doc_id LIMIT 3",
+                                  (cid, kept, ref)).fetchall()
+            picked.append({"cluster_id": cid, "size": size, "keep_rule": rule, "kept": r.snippet(kept, ref=ref),
                            "dropped": [r.snippet(d) | {"similarity": s} for d, s in members]})
         clusters[method] = picked
     spans: dict[str, list] = {}
@@ -574,8 +594,8 @@ def _sample(r: Reader, methods: list[str], k: int) -> dict[str, Any]:
                                 (s["src_item_id"],)).fetchone()
                 item = None if e is None else {"eval_file": e[0], "eval_row": e[1], "field": e[2]}
             src = None
-            if s.get("src_doc_id") is not None and s.get("src_ref") is None and s.get("src_char_start") is not None:
-                src = r.in_context(s["src_doc_id"], s["src_char_start"], s["src_char_end"])
+            if s.get("src_doc_id") is not None and s.get("src_char_start") is not None:
+                src = r.in_context(s["src_doc_id"], s["src_char_start"], s["src_char_end"], ref=s.get("src_ref"))
             picked.append({"span_id": sid, "doc_id": s["doc_id"], "similarity": s.get("similarity"),
                            "removed": r.in_context(s["doc_id"], s["char_start"], s["char_end"]), "source": src,
                            "eval_item": item, "src_ref": s.get("src_ref")})

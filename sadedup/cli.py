@@ -117,6 +117,11 @@ Budget = Annotated[Optional[str], typer.Option(
 Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sadedup wrote in the work folder and "
                                                        "start over (other files stay; a folder sadedup did not make "
                                                        "is refused).")]
+References = Annotated[Optional[list[Path]], typer.Option(
+    "--reference", "-r", metavar="DIR", help="A finished work folder to deduplicate against (run.reference): its kept "
+                                             "documents come first and are never dropped or cut; a new document "
+                                             "repeating them is dropped or cut, as in one run over its inputs and "
+                                             "then these. Repeatable, in document order; replaces the recorded ones.")]
 
 
 CleanEval = Annotated[Optional[Path], typer.Option(
@@ -180,7 +185,7 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
             "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "
                                                    "here). Alone: resume the run recorded there.")] = None,
         set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = None, workers: Workers = None,
-        write_clean_eval: CleanEval = None, format: RunFormat = "text"):
+        write_clean_eval: CleanEval = None, reference: References = None, format: RunFormat = "text"):
     """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
 
     Give --input, --output and --workdir together. Work already done in the work folder is
@@ -190,6 +195,9 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
     with sadedup into sadedup-sample.jsonl.gz and sadedup-sample-work/ in the current folder.
 
     Example: sadedup run --input data.jsonl --output clean.jsonl --workdir work/
+
+    Example (a new dump against a finished run): sadedup run --input dump2/ --output clean2.jsonl --workdir work2/
+    --reference work/
     """
     inputs: list[Path] | None = input or None
     if not input and workdir is None:
@@ -203,7 +211,7 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
         raise SadedupError("--input goes with --workdir: pass --workdir DIR (and --output PATH)")
     res = api.run(inputs, output, workdir, workflow, _sets(set, memory_budget, workers) + _clean_eval(write_clean_eval),
                   restart=restart,
-                  executor=executor)
+                  executor=executor, references=reference or None)
     if format == "json":
         _write(insp.to_json(res.to_dict()))
     else:
@@ -428,7 +436,8 @@ def explain(workdir: WorkdirArg, doc: Annotated[str, typer.Argument(help="A doc_
     if d["n_tokens"] is not None:
         out.print(f"  {d['removed_tokens']} of {d['n_tokens']} tokens removed (coverage {d['coverage']:.3f})")
     for c in info["clusters"]:
-        out.print(f"  {c['method']} cluster {c['cluster_id']} of {c['size']}: kept document {c['kept_doc_id']} "
+        kept_in = f" of reference {c['kept_ref']}" if c.get("kept_ref") is not None else ""
+        out.print(f"  {c['method']} cluster {c['cluster_id']} of {c['size']}: kept document {c['kept_doc_id']}{kept_in} "
                   f"by rule {c['keep_rule']}" + (f", similarity {c['similarity']:.3f}" if c["similarity"] else ""))
     for s in info["spans"]:
         out.print(f"  span {s['span_id']} ({s['method']}): " + _span_line(s))

@@ -260,10 +260,13 @@ def readonly_uri(workdir: Path) -> str:
     return _uri(path, not os.access(path.parent, os.W_OK))
 
 
-def open_readonly(workdir: Path) -> sqlite3.Connection:
+def open_readonly(workdir: Path, immutable: bool = False) -> sqlite3.Connection:
     """A connection that cannot write, anywhere: SQLite refuses write statements, and the
-    statements that would create or write other files (ATTACH, VACUUM INTO) are denied."""
-    conn = sqlite3.connect(readonly_uri(Path(workdir)), uri=True)
+    statements that would create or write other files (ATTACH, VACUUM INTO) are denied.
+    `immutable`: opened as a file nobody writes (no lock, no journal or WAL files looked at or
+    made), for a reference folder this run only reads while it holds it against writers."""
+    uri = _uri(Path(workdir) / DB_NAME, True) if immutable else readonly_uri(Path(workdir))
+    conn = sqlite3.connect(uri, uri=True)
     conn.execute("PRAGMA query_only=ON")
     conn.set_authorizer(_read_only_authorizer)
     return conn

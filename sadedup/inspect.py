@@ -149,6 +149,17 @@ def _text(workdir: Path, doc_id: int) -> str:
     return TextStore(workdir).text(doc_id)
 
 
+def _source_text(workdir: str | Path | None, doc_id: int, start: int | None, end: int | None) -> str | None:
+    """The characters [start, end) of a source document; None when its folder (a reference
+    that was moved or deleted) no longer has it."""
+    if workdir is None:
+        return None
+    try:
+        return _text(Path(workdir), doc_id)[start:end]
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, Any]:
     """Why a document was kept, cut or dropped, span by span. `doc` is a doc_id or a value of
     the input's id field; `by` ("doc_id" or "id") says which, else a number is a doc_id and
@@ -181,18 +192,25 @@ def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, A
         doc_id = row["doc_id"]
         text = _text(workdir, doc_id)
         spans = []
+        refs = {r["ref_id"]: r["workdir"] for r in con.execute("SELECT ref_id, workdir FROM refs")}
         for s in con.execute("SELECT * FROM spans WHERE doc_id = ? ORDER BY char_start, span_id", (doc_id,)):
             src_text, item = None, None
-            if s["src_doc_id"] is not None and s["src_ref"] is None:
-                src_text = _text(workdir, s["src_doc_id"])[s["src_char_start"]:s["src_char_end"]]
+            if s["src_doc_id"] is not None:
+                # a source in a reference (--reference) is read from the reference's own texts
+                where = workdir if s["src_ref"] is None else refs.get(s["src_ref"])
+                src_text = _source_text(where, s["src_doc_id"], s["src_char_start"], s["src_char_end"])
             if s["src_item_id"] is not None:
                 found = con.execute("SELECT * FROM eval_items WHERE item_id = ?", (s["src_item_id"],)).fetchone()
                 item = dict(found) if found is not None else None
             spans.append({**dict(s), "text": text[s["char_start"]:s["char_end"]], "source_text": src_text,
                           "eval_item": item})
+        # kept_ref: the reference (refs) the kept document is in, NULL when it is in this
+        # folder (a cluster's only reference member is its kept one)
         clusters = [dict(r) for r in con.execute(
-            "SELECT c.cluster_id, c.method, c.size, c.kept_doc_id, c.keep_rule, m.similarity FROM cluster_members m "
-            "JOIN clusters c USING (cluster_id) WHERE m.doc_id = ?", (doc_id,))]
+            "SELECT c.cluster_id, c.method, c.size, c.kept_doc_id, c.keep_rule, m.similarity, "
+            "(SELECT k.src_ref FROM cluster_members k WHERE k.cluster_id = c.cluster_id AND k.src_ref IS NOT NULL "
+            "LIMIT 1) AS kept_ref FROM cluster_members m JOIN clusters c USING (cluster_id) "
+            "WHERE m.doc_id = ? AND m.src_ref IS NULL", (doc_id,))]
         return {"document": dict(row), "spans": spans, "clusters": clusters, "note": note}
     finally:
         con.close()

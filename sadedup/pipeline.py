@@ -7,6 +7,7 @@ to export, on top of work that is not current.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import inspect
 import json
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import __version__, db, graph
+from . import __version__, db, graph, reference
 from .config import Workflow, anchored, apply_overrides, load_workflow, workflow_from_dict
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
@@ -82,14 +83,18 @@ def _recorded_workflow(workdir: str | Path) -> Workflow | None:
 
 
 def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None, inputs, output,
-          restart: bool) -> Workspace:
+          restart: bool, references: list[str | Path] | None = None) -> Workspace:
     """The work folder, locked and configured for this command. Everything that can be
     checked without the folder is checked before it is touched. Without a workflow named, a
     work folder keeps the one it has (and --set changes it): rerunning a command without its
-    workflow argument never switches the folder back to the default."""
+    workflow argument never switches the folder back to the default. `references`: the
+    --reference folders, in place of the workflow's run.reference."""
     recorded = _recorded_workflow(workdir) if workflow is None else None
     wf = anchored(apply_overrides(recorded, overrides or []) if recorded is not None
                   else load_workflow(workflow, overrides))
+    if references is not None:
+        wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=tuple(map(str, references))))
+    wf = reference.anchor(wf)
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None
@@ -110,8 +115,13 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
                 raise SadedupError(f"input {f.path} is inside the work folder {workdir}; put the work folder elsewhere")
     if output is not None:
         _check_output(output, list(inputs or []), workdir)
-    ws = Workspace(workdir, create=True)
-    ws.lock()
+    refs = reference.check(wf, root)  # a reference that is unfinished or made otherwise: refused before any write
+    try:
+        ws = Workspace(workdir, create=True)
+        ws.lock()
+    except BaseException:
+        reference.close_all(refs)
+        raise
     try:
         if restart:
             kept = ws.reset()
@@ -124,8 +134,10 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         if files is None and not (state or {}).get("inputs"):
             raise SadedupError("no input given: pass --input PATH (a file or a folder)")
         ws.configure(wf, files, output, unsupported=unsupported)
+        reference.adopt(ws, refs)
         _retire(ws)
     except BaseException:
+        reference.close_all(refs)
         ws.unlock()
         raise
     return ws
@@ -154,11 +166,14 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
         if output is not None:
             _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir)
         if overrides or output is not None:
-            wf = anchored(apply_overrides(ws.workflow, overrides or []))
+            wf = reference.anchor(anchored(apply_overrides(ws.workflow, overrides or [])))
             check_budget(wf)
+            refs = reference.check(wf, ws.root)
             ws.configure(wf, None, None if output is None else str(output))
+            reference.adopt(ws, refs)
             _retire(ws)
     except BaseException:
+        reference.release(ws)
         ws.unlock()
         raise
     return ws
@@ -185,10 +200,12 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
     try:
         if check is not None:  # workers elsewhere must see this folder, before any work
             check(str(ws.root))
+        reference.hold(ws)  # the references locked against writers for the command, and listed in refs
         run_id = ws.prov.start_run(command, __version__, json.dumps(_resolved(wf), sort_keys=True),
                                    json.dumps((ws.read_state() or {}).get("inputs")))
     except BaseException:
         ctx.executor.close()
+        reference.release(ws)
         ws.unlock()
         raise
     status, error, abort = "failed", None, False
@@ -206,6 +223,7 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
             ws.prov.finish_run(run_id, status, error)
             db.settle(ws.engine)
         finally:
+            reference.release(ws)
             ws.unlock()
 
 
@@ -307,10 +325,11 @@ def _run_stages(ctx: Context, names: list[str]) -> dict[str, Any]:
 @_plain_errors
 def run(inputs: list[str | Path] | None, output: str | Path | None, workdir: str | Path, workflow: str | None = None,
         overrides: list[str] | None = None, restart: bool = False, executor: str | None = None,
-        workers: int | None = None) -> dict[str, Any]:
+        workers: int | None = None, references: list[str | Path] | None = None) -> dict[str, Any]:
     """Runs every stage the workflow lists, skipping work already done in `workdir`. Without
-    inputs (or output), those recorded in the work folder."""
-    ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, output, restart)
+    inputs (or output), those recorded in the work folder; without `references` (--reference),
+    the workflow's run.reference (on an existing folder: the recorded ones)."""
+    ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, output, restart, references)
     if ws.output is None:
         ws.unlock()
         raise SadedupError("no output given: pass --output PATH")

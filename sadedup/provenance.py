@@ -78,11 +78,26 @@ class Provenance:
             for index in db.documents.indexes:
                 index.create(conn)
 
+    # ---- the references a run deduplicates against
+    def replace_refs(self, rows: Sequence[tuple[int, str, int | None]]) -> None:
+        """The `refs` table: (ref_id, workdir, run_id) of every reference the workflow names
+        (a write only when it changes, so a command without references writes nothing here)."""
+        with self.engine.begin() as conn:
+            now = [tuple(r) for r in conn.exec_driver_sql("SELECT ref_id, workdir, run_id FROM refs ORDER BY ref_id")]
+            if now != [tuple(r) for r in rows]:
+                conn.execute(db.refs.delete())
+                db.bulk_insert(conn, db.refs, ["ref_id", "workdir", "run_id"], rows)
+
     # ---- decisions of document stages
     def replace_clusters(self, stage: str, keep_rule: str, kept: np.ndarray, member: np.ndarray,
-                         cluster: np.ndarray, similarity: np.ndarray | None) -> dict[str, int]:
+                         cluster: np.ndarray, similarity: np.ndarray | None,
+                         kept_ref: np.ndarray | None = None, member_ref: np.ndarray | None = None) -> dict[str, int]:
         """Replaces `stage`'s clusters and drops by these (doc ids; members include the kept
-        one). Cluster ids stay unique across methods: new ones follow the largest id."""
+        one). Cluster ids stay unique across methods: new ones follow the largest id.
+
+        `kept_ref`/`member_ref` (per cluster / member: the ref_id of a reference document, -1
+        for one of this folder) when a run reads references: a reference document is written
+        with its src_ref and is never dropped (it is always its cluster's kept document)."""
         reason = graph.node(stage).reason
         with self.engine.begin() as conn:
             self._take_back(conn, stage)
@@ -93,9 +108,17 @@ class Provenance:
                            zip(ids.tolist(), [stage] * len(kept), sizes.tolist(), kept.tolist(),
                                [keep_rule] * len(kept)))
             sims = [None] * len(member) if similarity is None else similarity.tolist()
-            db.bulk_insert(conn, db.cluster_members, ["cluster_id", "doc_id", "similarity"],
-                           zip(ids[cluster].tolist(), member.tolist(), sims))
-            dropped = member[member != kept[cluster]] if len(member) else member
+            if member_ref is None:
+                db.bulk_insert(conn, db.cluster_members, ["cluster_id", "doc_id", "similarity"],
+                               zip(ids[cluster].tolist(), member.tolist(), sims))
+                dropped = member[member != kept[cluster]] if len(member) else member
+            else:
+                refs = [None if r < 0 else r for r in member_ref.tolist()]
+                db.bulk_insert(conn, db.cluster_members, ["cluster_id", "doc_id", "similarity", "src_ref"],
+                               zip(ids[cluster].tolist(), member.tolist(), sims, refs))
+                is_kept = (member == kept[cluster]) & (member_ref == kept_ref[cluster])
+                assert not (member_ref[~is_kept] >= 0).any(), "a reference document would be dropped"
+                dropped = member[~is_kept]
             db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", reason) for d in dropped.tolist()))
         return {"clusters": int(len(kept)), "dropped": int(len(dropped))}
 

@@ -639,10 +639,13 @@ def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: l
     result: dict[str, Any] = {THRESHOLD: [], LENGTH: [], "as_run": {}, "unanswered": [], "seconds": {}}
     n = workers if workers is not None else wf.run.n_workers
     ex = make_executor(executor or wf.run.executor, max(1, n), wf.run.scheduler)
+    # a run against references (--reference) decides with their documents, which a sweep
+    # from this folder's stored artifacts alone would leave out
+    refs = "the run reads references (--reference), which a sweep leaves out" if wf.run.reference else None
     try:
         if thresholds:
             t0 = time.perf_counter()
-            why = stale_reason(ws, "minhash")
+            why = refs or stale_reason(ws, "minhash")
             if why:
                 result["unanswered"].append({"setting": THRESHOLD, "values": thresholds, "why": why})
             else:
@@ -652,7 +655,7 @@ def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: l
             result["seconds"][THRESHOLD] = round(time.perf_counter() - t0, 3)
         if lengths:
             t0 = time.perf_counter()
-            why = stale_reason(ws, "remove")
+            why = refs or stale_reason(ws, "remove")
             if why:
                 result["unanswered"].append({"setting": LENGTH, "values": lengths, "why": why})
             else:

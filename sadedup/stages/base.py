@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import faults, graph
+from .. import faults, graph, reference
 from ..config import Workflow
 from ..errors import Interrupted
 from ..executor import Executor, InlineExecutor
@@ -88,7 +88,9 @@ class Stage:
         for u in self.upstream(ctx):
             row = ctx.ws.stage_row(u)
             out.append([u, None] if row is None or row.status != "done" else [u, row.key, row.checksum])
-        return out
+        # and what it reads from the references (--reference), so a reference that changed
+        # makes it stale; nothing for a stage that reads none, or a run without references
+        return out + reference.stamps(ctx, self.name)
 
     def key(self, ctx: Context) -> str:
         return chain(self.name, self.version, self.settings(ctx), self.stamps(ctx))

@@ -19,7 +19,8 @@ k = 2L/3 (w = 34 for L=100) that is about 6%.
 1. Per shard (parallel, native): anchors in text order, anchors_{pos,hash}.npy, and their
    hashes sorted, anchors_sorted.npy.
 2. Across shards: the hashes carried by two or more anchors, sorted: repeated.npy, by
-   merging the shards' sorted hashes a range of values at a time (sized to the budget).
+   merging the shards' sorted hashes a range of values at a time (sized to the budget). With
+   references (sadedup/reference.py) a hash one of their anchors carries is repeated too.
 3. Per shard (parallel, native): the candidate regions and their tokens, in order:
    tokens.npy (what Build sorts), offsets.npy (region bounds in it; a window never crosses
    one) and starts.npy (where each region starts in the shard): candidate token q of
@@ -34,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import native
+from .. import native, reference
 from ..workspace import load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .sizing import usable_budget
@@ -225,9 +226,13 @@ class Candidates(Stage):
         repeated_key = self._repeated_key(ctx, key, len(shards))
         if anchored or ctx.force or not ws.is_done("repeated", repeated_key, files=[repeated_path]):
             folder.mkdir(parents=True, exist_ok=True)
-            repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs],
-                                       min(usable_budget(ctx.wf) // 2, REPEATED_MEMORY), max(1, ctx.wf.run.n_workers),
-                                       ctx.executor, folder)
+            memory, parts = min(usable_budget(ctx.wf) // 2, REPEATED_MEMORY), max(1, ctx.wf.run.n_workers)
+            if ctx.wf.run.reference:  # a hash a reference's anchor carries is repeated too
+                repeated = reference.repeated_hashes(self, ctx, key, [o / "anchors_sorted.npy" for o in outs], memory,
+                                                     parts, folder)
+            else:
+                repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs], memory, parts, ctx.executor,
+                                           folder)
             save_npy(repeated_path, repeated)
             ws.mark("repeated", repeated_key, "done", files=[repeated_path], artifact=folder, hashes=len(repeated))
         t2 = time.perf_counter()

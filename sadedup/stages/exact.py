@@ -7,7 +7,12 @@ dropped with reason ``exact_duplicate``. Each group is a ``clusters`` row (metho
 and its documents ``cluster_members`` rows (similarity NULL).
 
 Text is read from the ingest's memory-mapped texts in chunks, so memory is the chunk plus
-16 bytes of hash per document.
+16 bytes of hash per document. The hashes are kept (exact/docs.npy, exact/hashes.npy; their
+size and checksum in the stage's detail) for runs that name this folder as a reference.
+
+With references (sadedup/reference.py) the hashes their exact stages kept come first, ranked
+before every new document whatever the keep rule: a new document with one of them is dropped
+as the duplicate of the reference's copy (its cluster's kept member, with src_ref).
 """
 from __future__ import annotations
 
@@ -20,10 +25,11 @@ from typing import Any
 import numpy as np
 import xxhash
 
+from .. import reference
 from ..keep import candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, visiting_rank
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
-from ..workspace import save_npy
+from ..workspace import files_checksum, save_npy
 from ..store import TextStore
 from .base import Context, Stage
 
@@ -98,7 +104,9 @@ class Exact(Stage):
     @staticmethod
     def _hashes(ctx: Context, doc_ids: np.ndarray, offsets: np.ndarray, lowercase: bool) -> tuple[np.ndarray, ...]:
         """(hi, lo) of every candidate's 128-bit hash, a chunk of documents per task (a few
-        per worker, so every core hashes); the chunks' files go once read."""
+        per worker, so every core hashes); the chunks' files go once read. The hashes stay,
+        as exact/hashes.npy (n x 2 uint64, the rows of exact/docs.npy): a run that names this
+        folder as its reference reads them instead of hashing its texts again."""
         folder = ctx.ws.root / "exact"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir()
@@ -113,8 +121,9 @@ class Exact(Stage):
             for k, _ in ctx.executor.imap(tasks):
                 i, j = chunks[k]
                 hashes[i:j] = np.load(tasks[k].out)
+                Path(tasks[k].out).unlink()
                 b.advance(int(offsets[doc_ids[j - 1] + 1] - offsets[doc_ids[i]]))
-        shutil.rmtree(folder, ignore_errors=True)
+        save_npy(folder / "hashes.npy", hashes)
         return hashes[:, 0].copy(), hashes[:, 1].copy()
 
     def summary(self, d: dict[str, Any]) -> str:
@@ -125,10 +134,19 @@ class Exact(Stage):
         cfg = wf.exact
         doc_ids, n_chars = candidate_documents(ws, self.name)
         _, offsets = open_texts(ws.root)
-        n = len(doc_ids)
         hi, lo = self._hashes(ctx, doc_ids, offsets, cfg.lowercase)
-        # groups of equal hashes, members in input order
-        order = np.lexsort((doc_ids, lo, hi))
+        hashes = list(files_checksum([ws.root / "exact" / "docs.npy", ws.root / "exact" / "hashes.npy"]))
+        # the references' kept hashes (--reference) come first, as positions 0..R-1: a new
+        # document whose text one of them has is a duplicate of the reference's copy
+        ids, refs = doc_ids, None
+        if ctx.wf.run.reference:
+            ref_of, ref_ids, ref_hi, ref_lo = reference.exact_seen(ctx)
+            ids, hi, lo = np.concatenate([ref_ids, doc_ids]), np.concatenate([ref_hi, hi]), np.concatenate([ref_lo, lo])
+            refs = np.concatenate([ref_of, np.full(len(doc_ids), -1, np.int64)])
+        R = len(ids) - len(doc_ids)
+        n = len(ids)
+        # groups of equal hashes, members in document order
+        order = np.lexsort((np.arange(n), lo, hi))
         hs, ls = hi[order], lo[order]
         new = np.ones(n, dtype=bool)
         new[1:] = (hs[1:] != hs[:-1]) | (ls[1:] != ls[:-1])
@@ -139,6 +157,8 @@ class Exact(Stage):
         group = gid[dup]
         values = rule_values(ws, cfg.keep, say) if dup.any() else None
         rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
+        if R:  # the references' documents before every new one, whatever the rule
+            rank = np.concatenate([np.arange(R), R + rank])
         # the kept one of each group: the best rank
         o = np.lexsort((rank[member_pos], group))
         member_pos, group = member_pos[o], group[o]
@@ -154,7 +174,14 @@ class Exact(Stage):
         # members in doc order within each cluster
         o = np.lexsort((member_pos, cluster))
         member_pos, cluster = member_pos[o], cluster[o]
-        kept, members = doc_ids[kept_pos], doc_ids[member_pos]
-        counts = ws.prov.replace_clusters(self.name, cfg.keep, kept, members, cluster, None)
-        return {"documents": n, "groups": counts["clusters"], "dropped": counts["dropped"],
-                "lowercase": cfg.lowercase, "keep": cfg.keep, "digest": decisions_digest(kept, members, cluster)}
+        kept, members = ids[kept_pos], ids[member_pos]
+        if refs is None:
+            counts = ws.prov.replace_clusters(self.name, cfg.keep, kept, members, cluster, None)
+            digest = decisions_digest(kept, members, cluster)
+        else:
+            counts = ws.prov.replace_clusters(self.name, cfg.keep, kept, members, cluster, None,
+                                              kept_ref=refs[kept_pos], member_ref=refs[member_pos])
+            digest = decisions_digest(kept, members, cluster, refs[member_pos])
+        return {"documents": len(doc_ids), "groups": counts["clusters"], "dropped": counts["dropped"],
+                "lowercase": cfg.lowercase, "keep": cfg.keep, "hashes": hashes,
+                **({"reference_documents": R} if refs is not None else {}), "digest": digest}

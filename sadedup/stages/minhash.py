@@ -18,6 +18,14 @@
    document, documents dropped as ``near_duplicate``) and the stage detail (the configuration
    string such as ``5ng_14b_8r_112p_t0.8``, the S-curve, counts, timings).
 
+With references (--reference, sadedup/reference.py) every row their minhash stages saw is
+banded, verified and clustered with this run's, read from their folders (rows 0..R-1, this
+run's after; only the candidate components holding a row of this run), the references'
+documents ranked before every new one whatever the keep rule: a new document is dropped
+exactly when one run over the references' inputs and then the new ones would drop it, into a
+cluster whose kept document may be a reference's (its member row carries src_ref). A
+reference document is never dropped: the clustering's verdicts on them are not this run's.
+
 Kept beside the chunks for sweeps and the report (sadedup/sweeps.py), every candidate pair:
 
        minhash/<config>_<key>/pairs.npy             int64 (2 x pairs): candidate rows i < j, sorted
@@ -40,7 +48,7 @@ import numpy as np
 import xxhash
 
 from .. import lsh as mh
-from .. import native
+from .. import native, reference
 from ..config import MinhashConfig
 from ..keep import (candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, source_values,
                     visiting_rank)
@@ -159,19 +167,38 @@ class MinHash(Stage):
         folder = self.folder(ctx, key)
         with _timed(times, "signatures"):
             dirs, chunks = self._signatures(ctx, key, folder, doc_ids)
+        # the references' kept rows (--reference) come first: rows 0..R-1, this run's after
+        ref = reference.signature_rows(ctx) if ctx.wf.run.reference else None
+        R = 0 if ref is None else ref.n
         with _timed(times, "banding"):
-            nsh, pi, pj = self._candidate_pairs(ctx, folder, dirs, cfg, len(doc_ids))
+            nsh, pi, pj = self._candidate_pairs(ctx, folder, dirs, cfg, len(doc_ids), ref)
         with _timed(times, "verify"):
             thr = self.thresholds(ws, doc_ids, cfg)
-            nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg, thr)
+            if ref is not None and thr is not None:  # a reference document: minhash.threshold
+                thr = np.concatenate([np.full(R, cfg.threshold), thr])
+            nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg, thr,
+                                                             ref)
         with _timed(times, "cluster"):
             floor = mh.drift_floor(cfg.threshold)
             # per source: a member joins a kept document at the floor of the higher threshold
             floors = floor if thr is None else np.maximum(0.0, (3.0 * thr - 1.0) / 2.0)
-            kept_ids, member_ids, cluster, sims = self._clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim,
-                                                                 similarity, floors, cfg)
+            kept_ref = member_ref = None
+            if ref is None:
+                kept_ids, member_ids, cluster, sims = self._clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim,
+                                                                     similarity, floors, cfg)
+            else:
+                # the references' documents rank before every new one whatever the keep rule
+                # (with `first`, document order): clustered as one run over both would cluster
+                rank = np.concatenate([np.arange(R), R + self.ranks(ws, doc_ids, n_chars, cfg, len(ei) > 0)])
+                kept_pos, member_pos, cluster, sims = self._own_decisions(R, *self._clusters(
+                    ws, np.arange(R + len(doc_ids)), None, nodes, ei, ej, esim, similarity, floors, cfg, rank=rank))
+                ids = np.concatenate([ref.doc_id, doc_ids])
+                refs = np.concatenate([ref.ref, np.full(len(doc_ids), -1, np.int64)])
+                kept_ids, member_ids = ids[kept_pos], ids[member_pos]
+                kept_ref, member_ref = refs[kept_pos], refs[member_pos]
         with _timed(times, "database"):
-            counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims)
+            counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims,
+                                              kept_ref=kept_ref, member_ref=member_ref)
         for scratch in ("sets.npy", "has.npy"):
             (folder / scratch).unlink(missing_ok=True)
         components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
@@ -182,12 +209,14 @@ class MinHash(Stage):
             "verify": cfg.verify, "threshold": cfg.threshold, "drift_floor": round(floor, 6), "keep": cfg.keep,
             **({"source_thresholds": sorted(set(thr.tolist()))} if thr is not None else {}),
             "documents": len(doc_ids), "no_shingle": int((nsh == 0).sum()),
+            **({"reference_documents": int(len(ref.has))} if ref is not None else {}),
             "bytes": int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0,
             "chunks": len(chunks), "candidate_pairs": int(len(pi)), "verified_pairs": int(len(ei)),
             "components": components, "clusters": counts["clusters"], "dropped": counts["dropped"],
             "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(sum(times.values()), 3)},
             "folder": str(folder.relative_to(ws.root)),
-            "digest": decisions_digest(kept_ids, member_ids, cluster, sims),
+            "digest": decisions_digest(kept_ids, member_ids, cluster, sims,
+                                       *([] if member_ref is None else [member_ref])),
         }
 
     def _signatures(self, ctx: Context, key: str, folder: Path, doc_ids: np.ndarray) -> tuple[list[Path], list]:
@@ -212,12 +241,19 @@ class MinHash(Stage):
 
     @staticmethod
     def _candidate_pairs(ctx: Context, folder: Path, dirs: list[Path], cfg: MinhashConfig,
-                         n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                         n: int, ref: "reference.SignatureRows | None" = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """2. Banding, a band per task: equal band hashes of documents with a shingle make
         candidate pairs (candidate positions, i < j, each pair once). Also the shingles per
-        document."""
+        document. With `ref` the references' rows are banded first (positions 0..R-1, this
+        run's from R), and only the pairs of candidate components holding a row of this run
+        are kept: the others cannot change a decision of this run."""
         nsh = np.concatenate([np.load(d / "nsh.npy") for d in dirs] + [np.zeros(0, np.int64)])
-        save_npy(folder / "has.npy", np.flatnonzero(nsh > 0))
+        has = np.flatnonzero(nsh > 0)
+        R = 0
+        if ref is not None:
+            R, dirs, has = ref.n, ref.dirs + dirs, np.concatenate([ref.has, ref.n + has])
+            n += R
+        save_npy(folder / "has.npy", has)
         tasks = [BandPairs(tuple(map(str, dirs)), band, str(folder / "has.npy"), str(folder / f"pairs_{band:03d}.npy"))
                  for band in range(cfg.bands)]
         pis, pjs = [], []
@@ -231,27 +267,62 @@ class MinHash(Stage):
                 pis, pjs = [u[0]], [u[1]]
         pi, pj = mh.unique_pairs(np.concatenate(pis + [np.zeros(0, np.int64)]),
                                  np.concatenate(pjs + [np.zeros(0, np.int64)]), max(n, 1))
+        if R and len(pi):
+            root = native.components(n, pi, pj)
+            touched = np.zeros(n, dtype=bool)
+            touched[root[pj[pj >= R]]] = True  # pi < pj: a pair with a row of this run has it as pj
+            keep = touched[root[pi]]
+            pi, pj = pi[keep], pj[keep]
         return nsh, pi, pj
 
     def _verified(self, ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg: MinhashConfig,
-                  thr: np.ndarray | None = None):
+                  thr: np.ndarray | None = None, ref: "reference.SignatureRows | None" = None):
         """3. Verification of every candidate pair: the nodes (documents in some pair), the
-        verified edges between them with their similarity, and the similarity function."""
+        verified edges between them with their similarity, and the similarity function.
+        With `ref`, positions below R are the references' rows (signatures and texts read from
+        their folders)."""
         texts, offsets = open_texts(ws.root)
         nodes = np.unique(np.concatenate([pi, pj]))
         ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
+        R = 0 if ref is None else ref.n
         if cfg.verify == "exact":
-            similarity = self._exact_similarity(folder, texts, offsets, doc_ids, nodes, nsh, cfg)
-        else:
+            segments = None
+            if ref is not None:
+                from ..store import TextStore
+
+                stores = [(lo, hi, TextStore(r.root)) for lo, hi, r in ref.segments]
+                segments = [*((lo, hi, st.data, st.offsets, ref.doc_id[lo:hi]) for lo, hi, st in stores),
+                            (R, R + len(doc_ids), texts, offsets, doc_ids)]
+                nsh = np.concatenate([ref.nsh, nsh])
+            similarity = self._exact_similarity(folder, texts, offsets, doc_ids, nodes, nsh, cfg, segments)
+        elif ref is None:
             similarity = self._estimate_similarity(dirs, chunks, nodes, cfg)
+        else:
+            similarity = self._estimate_similarity(ref.dirs + dirs, ref.chunks + [(R + i, R + j) for i, j in chunks],
+                                                   nodes, cfg)
         esim = similarity(ei, ej)
         # every candidate pair with its similarity, verified or not: what `sadedup sweep`
-        # and `sadedup report` read to answer other thresholds without the signatures
-        save_npy(folder / "pairs.npy", np.stack([pi, pj]).astype(np.int64, copy=False))
-        save_npy(folder / "pair_similarity.npy", esim)
+        # and `sadedup report` read to answer other thresholds without the signatures (the
+        # pairs among this folder's documents: positions into its docs.npy)
+        own = pi >= R
+        save_npy(folder / "pairs.npy", np.stack([pi[own] - R, pj[own] - R]).astype(np.int64, copy=False))
+        save_npy(folder / "pair_similarity.npy", esim[own])
         # a pair is a near duplicate at the higher of its two documents' thresholds
         ok = esim >= (cfg.threshold if thr is None else np.maximum(thr[pi], thr[pj]))
         return nodes, ei[ok], ej[ok], esim[ok], similarity
+
+    @staticmethod
+    def _own_decisions(R: int, kept: np.ndarray, member: np.ndarray, cluster: np.ndarray,
+                       sims: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Of clusters over the references' rows (positions below R) and this run's: this
+        run's decisions only. A cluster keeps its members of this run and its kept document;
+        a reference document the clustering would drop stays as its reference decided (never
+        dropped here), and a cluster without a member of this run goes. Renumbered in order."""
+        own = member >= R
+        has_own = np.bincount(cluster[own], minlength=len(kept)) > 0
+        keep = (own | (member == kept[cluster])) & has_own[cluster]
+        renum = np.cumsum(has_own) - 1
+        return kept[has_own], member[keep], renum[cluster[keep]], sims[keep]
 
     @staticmethod
     def ranks(ws, doc_ids, n_chars, cfg: MinhashConfig, read_values: bool = True) -> np.ndarray:
@@ -293,8 +364,10 @@ class MinHash(Stage):
 
     @staticmethod
     def _exact_similarity(folder: Path, texts, offsets, doc_ids, nodes: np.ndarray, nsh: np.ndarray,
-                          cfg: MinhashConfig):
-        """Exact Jaccard; the shingle sets of the candidate documents recomputed once."""
+                          cfg: MinhashConfig, segments: list[tuple] | None = None):
+        """Exact Jaccard; the shingle sets of the candidate documents recomputed once.
+        `segments`: (row_lo, row_hi, texts, offsets, doc_ids of those rows) when the rows come
+        from several folders (a reference's first); else row r is document doc_ids[r]."""
         p = mh.Params.of(cfg)
         cap = nsh[nodes]
         offs = np.zeros(len(nodes) + 1, dtype=np.int64)
@@ -305,11 +378,13 @@ class MinHash(Stage):
         else:
             H = np.empty(size, dtype=np.uint64)
         counts = np.zeros(len(nodes), dtype=np.int64)
-        ids = doc_ids[nodes]
-        for i, j in text_chunks(offsets, ids, CHUNK_BYTES, CHUNK_DOCS):
-            docs = prepare(texts, offsets, ids[i:j], cfg.lowercase)
-            _, _, c = native.shingle_sets(*docs.args, p.lower, p.mode, p.ngram, p.shingle_seed, cap[i:j],
-                                          out=H[offs[i]:offs[j]])
-            counts[i:j] = c
+        for lo, hi, seg_texts, seg_offsets, seg_ids in segments or [(0, len(doc_ids), texts, offsets, doc_ids)]:
+            a, b = np.searchsorted(nodes, [lo, hi])
+            ids = np.asarray(seg_ids)[nodes[a:b] - lo]
+            for i, j in text_chunks(seg_offsets, ids, CHUNK_BYTES, CHUNK_DOCS):
+                docs = prepare(seg_texts, seg_offsets, ids[i:j], cfg.lowercase)
+                _, _, c = native.shingle_sets(*docs.args, p.lower, p.mode, p.ngram, p.shingle_seed, cap[a + i:a + j],
+                                              out=H[offs[a + i]:offs[a + j]])
+                counts[a + i:a + j] = c
         start = offs[:-1]
         return lambda x, y: native.jaccard_pairs(H, start, counts, x, y)

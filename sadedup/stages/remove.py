@@ -11,6 +11,11 @@ records the source of its first window (DESIGN.md) and its character offsets, sh
 inward to whole characters: for a subword tokenizer from the character bounds the tokenize
 stage kept beside the tokens (tokenizers.ShardChars), so no document is encoded again.
 Results go to the database: `spans` and `documents`.
+
+With references (--reference, sadedup/reference.py) every group seen in their text starts the
+pass already seen (keep="first": in a kept reference document), at a position after this
+run's tokens: a window of it is a duplicate whose source is in the reference (src_ref), and
+the references' own text is never cut.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import db, faults, native
+from .. import db, faults, native, reference
 from ..progress import bar
 from ..store import TextStore
 from ..tokenizers import ByteTokenizer, ShardChars, char_spans
@@ -107,11 +112,18 @@ class Remove(Stage):
         scratch = window_folder(ctx.ws, L) / "group_state.npy"
         budget = usable_budget(wf)
         per_shard = []
+        # the references' text comes before every document here (--reference): each group seen
+        # there starts out seen at its first occurrence, numbered after this run's tokens
+        refs = bool(wf.run.reference)
         if keep == "first":
             src = _group_state(scratch, groups, budget)
+            if refs:  # in a kept reference document: an earlier surviving occurrence
+                reference.preset(ctx, src, int(shards.bases[-1]), kept_only=True)
         else:
             first = _group_state(scratch, groups, budget // 2)
             second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
+            if refs:  # in any reference document that reached the substring stage: an occurrence
+                reference.preset(ctx, first, int(shards.bases[-1]), kept_only=False)
             for k, o in enumerate(outs):
                 _first_two(np.load(o / "firsts.npy"), runs(k), int(shards.offsets[k][-1]), int(shards.bases[k]), first,
                            second)
@@ -138,10 +150,14 @@ class Remove(Stage):
         span_cols: list[list[np.ndarray]] = [[] for _ in range(9)]
         removed_chars = [np.zeros(len(d), np.int64) for d in shards.doc_ids]
         src_pos_all = np.concatenate([r[2][3] for r in per_shard] + none)
+        lengths = np.concatenate([r[2][2] - r[2][1] for r in per_shard] + none)
+        # a source at or past this run's last token is in a reference (reference.preset)
+        total = int(shards.bases[-1])
+        in_ref = (src_pos_all >= total) if ctx.wf.run.reference else np.zeros(len(src_pos_all), bool)
+        src_pos_all = np.where(in_ref, 0, src_pos_all)  # found in the reference below
         src_idx = np.searchsorted(shards.gstarts, src_pos_all, side="right") - 1
         src_off = src_pos_all - shards.gstarts[src_idx] if len(src_idx) else src_pos_all
-        src_chars = self._source_chars(tok, store, shards, src_idx, src_off,
-                                       np.concatenate([r[2][2] - r[2][1] for r in per_shard] + none))
+        src_chars = self._source_chars(tok, store, shards, src_idx, src_off, lengths)
         at = 0
         for k, (_, _, (sd, ss, se, _)) in enumerate(per_shard):
             tokens = load_npy(shards.dirs[k] / "tokens.npy")
@@ -153,7 +169,16 @@ class Remove(Stage):
                                             src_off[at:at + m], src_chars[0][at:at + m], src_chars[1][at:at + m])):
                 col.append(arr)
             at += m
-        return [np.concatenate(c) if c else np.zeros(0, np.int64) for c in span_cols], removed_chars
+        cols = [np.concatenate(c) if c else np.zeros(0, np.int64) for c in span_cols]
+        if ctx.wf.run.reference:  # the sources in a reference, and the src_ref column
+            found = reference.sources(ctx, np.concatenate([r[2][3] for r in per_shard] + none)[in_ref] - total,
+                                      lengths[in_ref])
+            for c, v in zip(cols[5:9], (found.doc_id, found.tok_start, found.char_start, found.char_end)):
+                c[in_ref] = v
+            src_ref = np.full(len(in_ref), -1, np.int64)
+            src_ref[in_ref] = found.ref
+            cols.append(src_ref)
+        return cols, removed_chars
 
     @staticmethod
     def _record(ws, shards: _Shards, per_shard: list[tuple], cols: list[np.ndarray],
@@ -168,10 +193,16 @@ class Remove(Stage):
         rch = np.concatenate(removed_chars + none)
         cov = np.where(ntok > 0, rem / np.maximum(ntok, 1), 0.0)
         faults.point("remove.db")
+        names = ["doc_id", "tok_start", "tok_end", "char_start", "char_end", "src_doc_id", "src_tok_start",
+                 "src_char_start", "src_char_end"]
+        rows = cols
+        if len(cols) > len(names):  # src_ref (references): -1, a source in this folder, is NULL
+            names.append("src_ref")
+            src_ref = cols[-1].astype(object)
+            src_ref[cols[-1] < 0] = None
+            rows = [*cols[:-1], src_ref]
         # no span_id: the writer numbers them after the spans of the stages that cut before
-        ws.prov.replace_spans("remove", ["doc_id", "tok_start", "tok_end", "char_start", "char_end",
-                                         "src_doc_id", "src_tok_start", "src_char_start", "src_char_end"],
-                              db.column_rows(cols),
+        ws.prov.replace_spans("remove", names, db.column_rows(rows),
                               ["n_tokens", "removed_tokens", "coverage", "removed_chars"],
                               db.column_rows([all_ids, ntok, rem, cov, rch]), all_ids[drp])
         return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),

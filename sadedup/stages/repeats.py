@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults, native
+from .. import faults, native, reference
 from ..workspace import load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
@@ -150,12 +150,15 @@ class MergePart:
     windows: tuple[str, ...]
     slices: tuple[tuple[int, int, int, int], ...]
     L: int
+    # where each stream's ids go, when not beside its windows (a reference's windows are read
+    # in its folder, their ids written in this one's: sadedup/reference.py)
+    outs: tuple[str, ...] = ()
 
     def __call__(self) -> dict[str, Any]:
         piece = [(load_npy(Path(tok)), load_npy(Path(odir) / "wpos.npy")[i:e], load_npy(Path(odir) / "wl.npy")[i:e],
                   np.empty(re - ri, np.int64)) for tok, odir, (i, e, ri, re) in zip(self.tokens, self.windows, self.slices)]
         groups = native.merge(piece, self.L)
-        for odir, (*_, run_gid) in zip(self.windows, piece):
+        for odir, (*_, run_gid) in zip(self.outs or self.windows, piece):
             save_npy(Path(odir) / f"run_gid.part{self.k:05d}.npy", run_gid)
         return {"groups": groups}
 
@@ -213,14 +216,16 @@ class Repeats(Stage):
         ws, L = ctx.ws, ctx.wf.substring.window
         built, outs = sorted_dirs(ws, ctx.wf), window_dirs(ws, L)
         wkeys = [chain(key, "windows", k, ws.checksum("build", k)) for k in range(len(outs))]
-        mkey = chain(key, "merge", [ws.checksum("windows", k) for k in range(len(outs))])
+        mkey = chain(key, "merge", [ws.checksum("windows", k) for k in range(len(outs))],
+                     *reference.merge_stamps(ctx))
         gkeys = [chain(key, "groups", k, ws.checksum("merge")) for k in range(len(outs))]
         return built, outs, wkeys, mkey, gkeys
 
     def whole(self, ctx: Context, key: str) -> bool:
         ws = ctx.ws
         built, outs, wkeys, mkey, gkeys = self._plan(ctx, key)
-        return ws.is_done("merge", mkey, files=[o / "run_gid.npy" for o in outs]) and all(
+        merged = [o / "run_gid.npy" for o in [*(s.write for s in reference.streams(ctx)), *outs]]
+        return ws.is_done("merge", mkey, files=merged) and all(
             ws.is_done("windows", wkeys[k], shard=k, files=[o / f for f in WINDOW_FILES])
             and ws.is_done("groups", gkeys[k], shard=k, files=[o / f for f in GROUP_FILES]) for k, o in enumerate(outs))
 
@@ -235,12 +240,16 @@ class Repeats(Stage):
         todo = self.map_shards(ctx, "windows", "windows", [
             ShardJob(k, wkeys[k], [outs[k] / f for f in WINDOW_FILES], WindowsShard(str(built[k]), str(outs[k]), L))
             for k in range(len(outs))])
+        # the references' sorted windows (--reference): merged as shards of their own, before
+        # this run's, so group ids span both (sadedup/reference.py); their ids go to this folder
+        refs = reference.sorted_text(self, ctx, key)
         t1 = time.perf_counter()
-        run_gids = [o / "run_gid.npy" for o in outs]
+        run_gids = [o / "run_gid.npy" for o in [*(s.write for s in refs), *outs]]
         mkey = self._plan(ctx, key)[3]  # the windows just made are in it
         merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
         if merged:
-            groups = self._merge(ctx, built, outs, L, max(1, ctx.wf.run.n_workers))
+            groups = self._merge(ctx, [*(s.built for s in refs), *built], [*(s.windows for s in refs), *outs], L,
+                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in refs), *outs])
             faults.point("repeats.merge")
             ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
@@ -260,17 +269,21 @@ class Repeats(Stage):
                 "windows_seconds": round(t1 - t0, 3), "merge_seconds": round(t2 - t1, 3)}
 
     @staticmethod
-    def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int) -> int:
+    def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int,
+               write: list[Path] | None = None) -> int:
         """The cross-shard merge as tasks: `parts` merges of disjoint key ranges, then per
         shard its run_gid.npy joined from the parts, each part's ids moved past the groups of
-        the parts before it; the result is the one merge's."""
+        the parts before it; the result is the one merge's. `write`: per stream, the folder
+        its run_gid.npy goes to (default: its windows' folder, `outs`)."""
         plan = merge_plan([(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
                            for b, o in zip(built, outs)], L, parts)
         tokens, windows = tuple(str(b / "tokens.npy") for b in built), tuple(map(str, outs))
+        dest = windows if write is None else tuple(map(str, write))
         counts = [0] * len(plan)
-        for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L) for k, p in enumerate(plan)]):
+        for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest)
+                                         for k, p in enumerate(plan)]):
             counts[k] = res["groups"]
         shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
-        for _ in ctx.executor.imap([JoinShard(o, shifts) for o in windows]):
+        for _ in ctx.executor.imap([JoinShard(o, shifts) for o in dest]):
             pass
         return int(sum(counts))

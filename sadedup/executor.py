@@ -21,6 +21,7 @@ Task = Callable[[], Any]
 class Executor(Protocol):
     workers: int
     peak: int  # the largest resident memory a worker reached in a task since this was last set to 0
+    moved: dict[str, int]  # bytes tasks wrote for others to read, by task type, since this was last emptied (tally)
 
     def imap(self, tasks: Sequence[Task]) -> Iterator[tuple[int, Any]]:
         """Runs every task; yields (task index, result) as each finishes."""
@@ -35,6 +36,28 @@ class Executor(Protocol):
         ...
 
 
+def tally(moved: dict[str, int], task: Task, result: Any) -> None:
+    """Counts in `moved`, under the task's type, the bytes its result says it wrote to the
+    work folder for other tasks (or the driver) to read: its `wrote`, else the size of the
+    files it checksummed (`sums`, workspace.task_sums). The task knows what it wrote, so this
+    costs a stat at most, and the count is the same on every executor."""
+    if not isinstance(result, dict):
+        return
+    n = result.get("wrote")
+    if n is None and isinstance(result.get("sums"), (tuple, list)):
+        n = result["sums"][0]
+    if n is not None:
+        name = type(task).__name__
+        moved[name] = moved.get(name, 0) + int(n)
+
+
+def _inline(tasks: Sequence[Task], moved: dict[str, int]) -> Iterator[tuple[int, Any]]:
+    for i, task in enumerate(tasks):
+        result = task()
+        tally(moved, task, result)
+        yield i, result
+
+
 class InlineExecutor:
     """Every task in this process, one after another (debugging, tests, tiny inputs). Their
     memory is the driver's, measured by the stage."""
@@ -42,11 +65,10 @@ class InlineExecutor:
     peak = 0
 
     def __init__(self, workers: int = 1) -> None:
-        pass
+        self.moved: dict[str, int] = {}
 
     def imap(self, tasks):
-        for i, task in enumerate(tasks):
-            yield i, task()
+        yield from _inline(tasks, self.moved)
 
     def warm(self, modules=()) -> None:
         pass
@@ -78,6 +100,14 @@ def _import(modules: Sequence[str]) -> None:
         importlib.import_module(m)
 
 
+async def _import_in_background(modules: Sequence[str]) -> None:
+    """On a Dask worker: `_import` on a thread, off the worker's event loop. A coroutine,
+    because Client.run does not wait only for those (wait=False refuses plain functions)."""
+    import asyncio
+
+    await asyncio.to_thread(_import, modules)
+
+
 class LocalExecutor:
     """A pool of up to `workers` processes on this machine (spawned: no inherited locks or
     handles), kept for every stage of a run: starting one costs a second.
@@ -91,6 +121,7 @@ class LocalExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
         self.peak = 0
+        self.moved: dict[str, int] = {}
         self._pool: ProcessPoolExecutor | None = None
 
     def _get_pool(self) -> ProcessPoolExecutor:
@@ -113,7 +144,7 @@ class LocalExecutor:
 
     def imap(self, tasks):
         if self.workers == 1 or len(tasks) <= 1:
-            yield from InlineExecutor().imap(tasks)
+            yield from _inline(tasks, self.moved)
             return
         # at most this many submitted at once: the pool cannot start more processes than that
         in_flight = min(self.workers, len(tasks))
@@ -128,6 +159,7 @@ class LocalExecutor:
                     i = pending.pop(fut)
                     result, peak = fut.result()
                     self.peak = max(self.peak, peak)
+                    tally(self.moved, tasks[i], result)
                     for j, task in itertools.islice(queue, 1):  # the next one, before the caller works
                         pending[self._submit(_measured, task)] = j
                     yield i, result
@@ -224,6 +256,7 @@ class DaskExecutor:
             raise SadedupError(f"dask scheduler {scheduler} has no workers")
         self.workers = threads
         self.peak = 0
+        self.moved: dict[str, int] = {}
         self._pending: list = []
 
     def check_workdir(self, root: str) -> None:
@@ -245,7 +278,9 @@ class DaskExecutor:
             for fut in as_completed(futures, loop=self.client.loop):
                 result, peak = fut.result()
                 self.peak = max(self.peak, peak)
-                yield index[fut.key], result
+                i = index[fut.key]
+                tally(self.moved, tasks[i], result)
+                yield i, result
         except (Exception, GeneratorExit):
             self.client.cancel(futures)
             raise
@@ -254,7 +289,7 @@ class DaskExecutor:
 
     def warm(self, modules=()) -> None:
         if modules:
-            self.client.run(_import, tuple(modules), wait=False)
+            self.client.run(_import_in_background, tuple(modules), wait=False)
 
     def close(self, abort: bool = False) -> None:
         if abort and self._pending:
@@ -269,7 +304,9 @@ def imap_reading(executor: Executor, tasks: Sequence[Callable[..., Any]], sizes:
     block it reads (tasks take `on_read`), so a single large compressed file moves the bar as
     it goes; otherwise each task counts when it ends."""
     if len(tasks) == 1 and getattr(executor, "local_reads", True):
-        yield 0, tasks[0](on_read=advance)
+        result = tasks[0](on_read=advance)
+        tally(getattr(executor, "moved", {}), tasks[0], result)
+        yield 0, result
         return
     for i, result in executor.imap(tasks):
         advance(sizes[i])

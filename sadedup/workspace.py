@@ -154,6 +154,11 @@ def files_checksum(paths: list[Path]) -> tuple[int, str]:
     return size, h.hexdigest()
 
 
+def file_bytes(paths) -> int:
+    """The size of files a task (or the driver) wrote, for its `wrote` count (executor.tally)."""
+    return sum(os.path.getsize(p) for p in paths)
+
+
 def task_sums(paths: list[Path]) -> dict[str, tuple[int, str]]:
     """For a task's result: the size and checksum of the files it wrote, made by the task
     while they are hot in its page cache, so the driver never reads them back (on a cluster

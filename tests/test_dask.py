@@ -57,16 +57,32 @@ def on_dask(address: str) -> list[str]:
     return ["--set", "run.executor=dask", "--set", f"run.scheduler={address}"]
 
 
-@pytest.fixture(scope="module")
-def local_run(corpus, tmp_path_factory) -> tuple[bytes, list]:
-    """The output and database of the local pool (SMALL, two workers) that the Dask runs with
-    the bytes tokenizer must equal: made once, by the command, for the tests that compare."""
-    d = tmp_path_factory.mktemp("local")
+def sadedup_run(d: Path, corpus: Path, *args: str) -> None:
     p = subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", str(corpus), *SMALL, "--workers", "2",
-                        "--output", str(d / "local.jsonl"), "--workdir", str(d / "wl")],
-                       capture_output=True, text=True, cwd=d, env={**os.environ, "CI": "1"})
+                        "--output", str(d / "out.jsonl"), "--workdir", str(d / "w"), *args],
+                       check=False, capture_output=True, text=True, cwd=d, env={**os.environ, "CI": "1"})
     assert p.returncode == 0, p.stderr
-    return (d / "local.jsonl").read_bytes(), dump(d / "wl")
+
+
+@pytest.fixture(scope="module")
+def local_run(corpus, tmp_path_factory) -> tuple[bytes, list, Path]:
+    """The output, database and work folder of the local pool (SMALL, two workers) that the
+    Dask runs with the bytes tokenizer must equal: made once, by the command, for the tests
+    that compare."""
+    d = tmp_path_factory.mktemp("local")
+    sadedup_run(d, corpus)
+    return (d / "out.jsonl").read_bytes(), dump(d / "w"), d / "w"
+
+
+@pytest.fixture(scope="module")
+def dask_run(cluster, corpus, tmp_path_factory) -> tuple[bytes, list, Path, dict[str, int]]:
+    """The same run on the LocalCluster (made once): output, database, work folder, and the
+    tasks the scheduler's task stream shows it ran, by type."""
+    address, client = cluster
+    d = tmp_path_factory.mktemp("dask")
+    since = time.time()
+    sadedup_run(d, corpus, *on_dask(address))
+    return (d / "out.jsonl").read_bytes(), dump(d / "w"), d / "w", sadedup_tasks(client, since)
 
 
 def sadedup_tasks(client, since: float) -> dict[str, int]:
@@ -80,23 +96,26 @@ def sadedup_tasks(client, since: float) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("tokenizer", ["bytes", "hf"])
-def test_dask_gives_the_local_pools_output_and_database(cli, cluster, corpus, local_run, tmp_path, tokenizer):
+def test_dask_gives_the_local_pools_output_and_database(request, cli, cluster, corpus, local_run, tmp_path,
+                                                        tokenizer):
     address, client = cluster
-    extra = [] if tokenizer == "bytes" else ["--set", f"substring.tokenizer=hf:{hf_byte_bpe(tmp_path / 'bpe.json')}",
-                                             "--set", "substring.min_length=8"]
-    if tokenizer == "bytes":  # the local run the killed-worker test compares with too
-        local, local_dump = local_run
+    if tokenizer == "bytes":  # the runs the killed-worker and moved-bytes tests compare with too
+        local, local_dump, _ = local_run
+        out, out_dump, wd, ran = request.getfixturevalue("dask_run")
     else:
+        extra = ["--set", f"substring.tokenizer=hf:{hf_byte_bpe(tmp_path / 'bpe.json')}",
+                 "--set", "substring.min_length=8"]
         cli("run", "--input", corpus, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *SMALL,
             *extra, "--workers", "2")
         local, local_dump = (tmp_path / "local.jsonl").read_bytes(), dump(tmp_path / "wl")
-    since = time.time()
-    cli("run", "--input", corpus, "--output", tmp_path / "dask.jsonl", "--workdir", tmp_path / "wd", *SMALL, *extra,
-        "--workers", "2", *on_dask(address))
-    assert (tmp_path / "dask.jsonl").read_bytes() == local
-    assert dump(tmp_path / "wd") == local_dump
-    shards = db_rows(tmp_path / "wd", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
-    ran = sadedup_tasks(client, since)
+        since = time.time()
+        cli("run", "--input", corpus, "--output", tmp_path / "dask.jsonl", "--workdir", tmp_path / "wd", *SMALL,
+            *extra, "--workers", "2", *on_dask(address))
+        out, out_dump, wd, ran = (tmp_path / "dask.jsonl").read_bytes(), dump(tmp_path / "wd"), tmp_path / "wd", \
+            sadedup_tasks(client, since)
+    assert out == local
+    assert out_dump == local_dump
+    shards = db_rows(wd, "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
     assert shards >= 4 and all(ran.get(t, 0) == shards for t in ("AnchorShard", "CandidateShard", "BuildShard",
                                                                   "WindowsShard", "ScatterShard")), ran
     assert ran.get("IngestPiece") and ran.get("SignatureChunk") and ran.get("ExportPart"), ran
@@ -106,7 +125,7 @@ def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, local_run, tm
     address, client = cluster
     env = {**os.environ, "CI": "1"}
     base = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(corpus), *SMALL, "--workers", "2"]
-    local, local_dump = local_run
+    local, local_dump, _ = local_run
     client.run(os.environ.__setitem__, "SADEDUP_SLOW_TASKS", "0.2")  # a task is surely running when we kill
     p = subprocess.Popen([*base, "--output", str(tmp_path / "dask.jsonl"), "--workdir", str(tmp_path / "wd"),
                           *on_dask(address)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -121,6 +140,41 @@ def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, local_run, tm
     assert dump(tmp_path / "wd") == local_dump
     client.wait_for_workers(2, timeout=60)
     client.run(os.environ.pop, "SADEDUP_SLOW_TASKS", None)
+
+
+STAGES = ["ingest", "exact", "minhash", "tokenize", "candidates", "build", "repeats", "remove", "export"]
+
+
+def moved_bytes(w: Path) -> dict[str, dict[str, int] | None]:
+    """Each stage's moved_bytes, as its detail records it."""
+    return {s: json.loads(d).get("moved_bytes") for s, d in db_rows(w, "SELECT stage, detail FROM stages WHERE shard = -1")
+            if s in STAGES}
+
+
+def test_bytes_moved_between_tasks_are_counted_per_stage_and_equal_on_dask(local_run, dask_run):
+    """Each stage's detail counts the bytes its tasks (by type) and the driver wrote for
+    others to read, from what each task says it wrote: the same on the local pool and on
+    Dask, and what the work folder holds."""
+    w = local_run[2]
+    moved = moved_bytes(w)
+    assert moved == moved_bytes(dask_run[2])
+    assert sorted(moved) == sorted(STAGES) and None not in moved.values(), moved
+    writers = {"ingest": {"IngestPiece", "driver"}, "exact": {"HashChunk", "driver"},
+               "minhash": {"SignatureChunk", "BandPairs", "driver"}, "tokenize": {"driver"},
+               "candidates": {"AnchorShard", "RepeatedRange", "CandidateShard", "driver"}, "build": {"BuildShard"},
+               "repeats": {"WindowsShard", "MergePart", "JoinShard", "ScatterShard"}, "remove": set(),
+               "export": {"ExportPart", "driver"}}
+    for stage in STAGES:
+        assert set(moved[stage]) <= writers[stage] and all(n > 0 for n in moved[stage].values()), (stage, moved)
+    assert {"IngestPiece", "SignatureChunk", "BandPairs", "CandidateShard", "MergePart", "ExportPart"} <= \
+        {t for m in moved.values() for t in m}
+    # the files they say they wrote, as the work folder holds them (a stat each)
+    def size(*patterns: str) -> int:
+        return sum(p.stat().st_size for pattern in patterns for p in w.glob(pattern))
+
+    assert moved["build"]["BuildShard"] == size("substring/*/L20/shard_*/sa.npy", "substring/*/L20/shard_*/lcp.npy")
+    assert moved["tokenize"]["driver"] == size("substring/*/shard_*/*.npy")
+    assert moved["export"]["ExportPart"] == len(local_run[0])
 
 
 def test_an_unreachable_scheduler_is_one_line_before_any_work(cli, corpus, tmp_path):

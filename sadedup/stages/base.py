@@ -19,7 +19,7 @@ from ..errors import Interrupted
 from ..executor import Executor, InlineExecutor
 from ..memory import peak_bytes, reset_peak
 from ..progress import bar, say
-from ..workspace import Workspace, digest
+from ..workspace import Workspace, digest, file_bytes
 
 
 @dataclass
@@ -35,6 +35,14 @@ class Context:
 
 def chain(*parts: Any) -> str:
     return digest(list(parts))
+
+
+def driver_wrote(ctx: Context, paths: Sequence[Path]) -> None:
+    """Counts files the driver wrote for tasks to read (the stage detail's moved_bytes,
+    under "driver"; the tasks' own are counted from their results, executor.tally)."""
+    moved = getattr(ctx.executor, "moved", None)
+    if moved is not None:
+        moved["driver"] = moved.get("driver", 0) + file_bytes(paths)
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,7 @@ class Stage:
         t0 = time.perf_counter()
         reset_peak()
         ctx.executor.peak = 0
+        ctx.executor.moved = {}
         try:
             detail = self.work(ctx, key)
         except BaseException as e:
@@ -129,6 +138,12 @@ class Stage:
         # peak resident memory while the stage ran: of the driver, of the busiest worker, the larger
         of = {"driver": peak_bytes(), "worker": ctx.executor.peak}
         detail["peak_memory"], detail["peak_memory_of"] = max(of.values()), of
+        # bytes written to the work folder for other tasks (or the driver) to read, by the
+        # type of the task that wrote them and "driver", in this run: what a cluster's shared
+        # file system carries between tasks; {} for a stage that hands nothing on by files
+        moved = getattr(ctx.executor, "moved", None)
+        if moved is not None:
+            detail["moved_bytes"] = dict(sorted(moved.items()))
         files = self.files(ctx)
         ws.mark(self.name, key, "done", files=files or None, checksum=decided or self._shards_digest(ctx),
                 stamps=self.stamps(ctx), **detail)

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from .. import native, reference
-from ..workspace import load_npy, npy_in_place, save_npy, task_sums
-from .base import Context, ShardJob, Stage, chain
+from ..workspace import file_bytes, load_npy, npy_in_place, save_npy, task_sums
+from .base import Context, ShardJob, Stage, chain, driver_wrote
 from .sizing import usable_budget
 from .tokenize import folder_of, shard_dirs
 
@@ -105,7 +105,7 @@ class RepeatedRange:
     def __call__(self) -> dict[str, Any]:
         found = repeated_in_range([load_npy(Path(f)) for f in self.files], self.lo, self.hi)
         save_npy(Path(self.out), found)
-        return {"hashes": len(found)}
+        return {"hashes": len(found), "wrote": file_bytes([self.out])}
 
 
 def repeated_hashes(sorted_files: list[Path], memory: int, parts: int = 1, executor=None,
@@ -234,6 +234,7 @@ class Candidates(Stage):
                 repeated = repeated_hashes([o / "anchors_sorted.npy" for o in outs], memory, parts, ctx.executor,
                                            folder)
             save_npy(repeated_path, repeated)
+            driver_wrote(ctx, [repeated_path])
             ws.mark("repeated", repeated_key, "done", files=[repeated_path], artifact=folder, hashes=len(repeated))
         t2 = time.perf_counter()
         redone = self.map_shards(ctx, self.name, "candidate text", [

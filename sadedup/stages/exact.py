@@ -29,9 +29,9 @@ from .. import reference
 from ..keep import candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, visiting_rank
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
-from ..workspace import files_checksum, save_npy
+from ..workspace import file_bytes, files_checksum, save_npy
 from ..store import TextStore
-from .base import Context, Stage
+from .base import Context, Stage, driver_wrote
 
 # bytes of text normalized at once, by one task: at most, and at least (when the corpus is
 # cut into a few chunks per worker)
@@ -87,7 +87,7 @@ class HashChunk:
         texts, offsets = open_texts(Path(self.root))
         ids = np.asarray(np.load(self.docs, mmap_mode="r")[self.i:self.j])
         save_npy(Path(self.out), hash_documents(texts, offsets, ids, self.lowercase))
-        return {}
+        return {"wrote": file_bytes([self.out])}
 
 
 class Exact(Stage):
@@ -111,6 +111,7 @@ class Exact(Stage):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir()
         save_npy(folder / "docs.npy", doc_ids)
+        driver_wrote(ctx, [folder / "docs.npy"])
         total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0
         size = max(MIN_CHUNK_BYTES, min(CHUNK_BYTES, total // max(1, 2 * ctx.executor.workers) + 1))
         chunks = list(text_chunks(offsets, doc_ids, size))
@@ -124,6 +125,7 @@ class Exact(Stage):
                 Path(tasks[k].out).unlink()
                 b.advance(int(offsets[doc_ids[j - 1] + 1] - offsets[doc_ids[i]]))
         save_npy(folder / "hashes.npy", hashes)
+        driver_wrote(ctx, [folder / "hashes.npy"])
         return hashes[:, 0].copy(), hashes[:, 1].copy()
 
     def summary(self, d: dict[str, Any]) -> str:

@@ -39,7 +39,7 @@ from ..locations import as_path, expand_glob, upload
 from ..outputs import Output, describe, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, open_writer, row_of
-from .base import Context, Stage
+from .base import Context, Stage, driver_wrote
 
 DECISIONS = ("doc_id", "doc_row", "doc_kept", "span_doc", "span_start", "span_end")
 
@@ -154,7 +154,7 @@ def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_fiel
     except BaseException:
         out.abort()
         raise
-    return {"rows": kept, "cut": changed, "parts": out.opened}
+    return {"rows": kept, "cut": changed, "parts": out.opened, "wrote": out.wrote}
 
 
 class _Parts:
@@ -170,6 +170,7 @@ class _Parts:
         self.at, self.rows = 0, 0
         self.w = self.open_one(parts[0])
         self.opened = 1
+        self.wrote = 0  # bytes of the finished parts (executor.tally)
 
     def _room(self) -> int:
         if not self.limit:
@@ -189,6 +190,7 @@ class _Parts:
 
     def _finish(self) -> None:
         self.w.close()
+        self.wrote += os.path.getsize(self.parts[self.at])
         if self.uploads is not None:
             local = Path(self.parts[self.at])
             upload(local, as_path(self.uploads[self.at]))
@@ -410,6 +412,7 @@ class Export(Stage):
         before = parts if spec == out.spec else []
         try:
             ranges = _snapshot_decisions(ws.root / DB_NAME, decisions)
+            driver_wrote(ctx, [decisions / f"{name}.npy" for name in DECISIONS])
             kept_rows = np.load(decisions / "doc_kept.npy", mmap_mode="r")
             pieces, sizes = _plan(inputs, ranges, np.load(decisions / "doc_row.npy", mmap_mode="r"),
                                   ctx.executor.workers, self.piece_bytes)
@@ -433,6 +436,7 @@ class Export(Stage):
                     kept, changed = kept + res["rows"], changed + res["cut"]
             if not out.sharded and len(tasks) > 1:
                 _join([Path(t.parts[0]) for t in tasks], out.local())
+                driver_wrote(ctx, [out.local()])
             if out.remote and not out.sharded:
                 upload(Path(tasks[0].parts[0]), out.url())
         finally:

@@ -29,8 +29,8 @@ from ..locations import as_path
 from ..executor import imap_reading
 from ..readers import (PIECE_BYTES, InputFile, TextFieldSeen, expand_inputs, input_pieces, json_ext_id, open_parquet,
                        read_records)
-from ..workspace import append_file, save_npy
-from .base import Context, Stage
+from ..workspace import append_file, file_bytes, save_npy
+from .base import Context, Stage, driver_wrote
 from .sizing import max_document_tokens
 
 
@@ -85,7 +85,7 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
             pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError as e:  # reading errors are SadedupErrors: this is a part file
         raise note_path(e, part)
-    return {"chunks": chunks + 1, "text_field": seen}
+    return {"chunks": chunks + 1, "text_field": seen, "wrote": file_bytes([part, part + ".rows"])}
 
 
 def _row_chunks(path: Path, chunks: int) -> Iterator[tuple[list, list]]:
@@ -169,6 +169,7 @@ class Ingest(Stage):
         except OSError as e:  # the database's failures are not OSErrors: this is texts.bin
             raise note_path(e, tmp / "texts.bin")
         save_npy(tmp / "offsets.npy", np.concatenate(offsets))
+        driver_wrote(ctx, [tmp / "offsets.npy"] + ([] if one else [tmp / "texts.bin"]))
         shutil.rmtree(out, ignore_errors=True)
         os.replace(tmp, out)
         with ws.engine.connect() as c:

@@ -54,8 +54,8 @@ from ..keep import (candidate_documents, decisions_digest, keep_rank, order_sett
                     visiting_rank)
 from ..normalize import prepare
 from ..progress import say
-from ..workspace import load_npy, save_npy, writable_npy
-from .base import Context, ShardJob, Stage, chain
+from ..workspace import file_bytes, load_npy, save_npy, writable_npy
+from .base import Context, ShardJob, Stage, chain, driver_wrote
 from .exact import open_texts, text_chunks
 from .sizing import minhash_chunk_docs
 
@@ -86,7 +86,8 @@ def _chunk_task(root: str, folder: str, k: int, i: int, j: int, cfg: dict) -> di
     sig.flush()
     del sig
     os.replace(tmp, out / "sig.npy")
-    return {"documents": j - i, "shingles": int(nsh.sum()), "no_shingle": int((nsh == 0).sum())}
+    return {"documents": j - i, "shingles": int(nsh.sum()), "no_shingle": int((nsh == 0).sum()),
+            "wrote": file_bytes([out / f for f in CHUNK_FILES])}
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ class BandPairs:
         has = np.load(self.has)
         pi, pj = mh.bucket_pairs(h[has], has)
         save_npy(Path(self.out), np.stack([pi.astype(np.int64), pj.astype(np.int64)]))
-        return {"pairs": len(pi)}
+        return {"pairs": len(pi), "wrote": file_bytes([self.out])}
 
 
 @contextmanager
@@ -178,6 +179,7 @@ class MinHash(Stage):
                 thr = np.concatenate([np.full(R, cfg.threshold), thr])
             nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg, thr,
                                                              ref)
+            driver_wrote(ctx, [folder / "pairs.npy", folder / "pair_similarity.npy"])
         with _timed(times, "cluster"):
             floor = mh.drift_floor(cfg.threshold)
             # per source: a member joins a kept document at the floor of the higher threshold
@@ -230,6 +232,7 @@ class MinHash(Stage):
         docs_key = xxhash.xxh3_64_hexdigest(doc_ids.tobytes())
         if not (folder / "docs.npy").exists() or not np.array_equal(np.load(folder / "docs.npy"), doc_ids):
             save_npy(folder / "docs.npy", doc_ids)
+            driver_wrote(ctx, [folder / "docs.npy"])
         _, offsets = open_texts(ws.root)
         chunks = list(text_chunks(offsets, doc_ids, CHUNK_BYTES, minhash_chunk_docs(ctx.wf)))
         dirs = [folder / f"chunk_{k:05d}" for k in range(len(chunks))]
@@ -254,6 +257,7 @@ class MinHash(Stage):
             R, dirs, has = ref.n, ref.dirs + dirs, np.concatenate([ref.has, ref.n + has])
             n += R
         save_npy(folder / "has.npy", has)
+        driver_wrote(ctx, [folder / "has.npy"])
         tasks = [BandPairs(tuple(map(str, dirs)), band, str(folder / "has.npy"), str(folder / f"pairs_{band:03d}.npy"))
                  for band in range(cfg.bands)]
         pis, pjs = [], []

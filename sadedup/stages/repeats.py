@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults, native, reference
-from ..workspace import load_npy, npy_in_place, save_npy, task_sums
+from ..workspace import file_bytes, load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
 from .candidates import window_dirs
@@ -158,9 +158,10 @@ class MergePart:
         piece = [(load_npy(Path(tok)), load_npy(Path(odir) / "wpos.npy")[i:e], load_npy(Path(odir) / "wl.npy")[i:e],
                   np.empty(re - ri, np.int64)) for tok, odir, (i, e, ri, re) in zip(self.tokens, self.windows, self.slices)]
         groups = native.merge(piece, self.L)
-        for odir, (*_, run_gid) in zip(self.outs or self.windows, piece):
-            save_npy(Path(odir) / f"run_gid.part{self.k:05d}.npy", run_gid)
-        return {"groups": groups}
+        outs = [Path(odir) / f"run_gid.part{self.k:05d}.npy" for odir in self.outs or self.windows]
+        for out, (*_, run_gid) in zip(outs, piece):
+            save_npy(out, run_gid)
+        return {"groups": groups, "wrote": file_bytes(outs)}
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ class JoinShard:
                 at += len(a)
         for p in parts:
             p.unlink()
-        return {}
+        return {"wrote": file_bytes([odir / "run_gid.npy"])}
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from ..tokenizers import (CHARS_FILES, ByteTokenizer, Tokenizer, load_tokenizer,
                           parse_spec, train)
 from ..store import TextStore
 from ..workspace import save_npy, save_npy_bytes
-from .base import Context, Stage, chain
+from .base import Context, Stage, chain, driver_wrote
 from .sizing import split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
@@ -288,6 +288,7 @@ class Tokenize(Stage):
             save_npy(sdir / CHARS_FILES[0], np.ascontiguousarray(deltas))
             save_npy(sdir / CHARS_FILES[1], np.concatenate(exc, axis=1) if exc else np.zeros((3, 0), np.int64))
         files = shard_files(ctx.wf.substring.tokenizer)
+        driver_wrote(ctx, [sdir / f for f in files])
         ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in files], artifact=sdir,
                     tokens=int(offsets[-1]), documents=len(counts), first=first, end=first + len(counts))
         faults.point("tokenize.shard")

@@ -82,6 +82,22 @@ def _recorded_workflow(workdir: str | Path) -> Workflow | None:
         return None  # a damaged state is said when the folder is opened
 
 
+def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None, references) -> None:
+    """One line when the folder's own workflow is kept and differs from what the default one
+    with this command's --set would be: the command did not go back to the default."""
+    try:
+        default = anchored(load_workflow(None, overrides))
+    except SadedupError:
+        return
+    if references is None:
+        default = dataclasses.replace(default, run=dataclasses.replace(default.run, reference=wf.run.reference))
+    if reference.anchor(default).to_dict() != wf.to_dict():
+        from .progress import say
+
+        say(f"{workdir}: its recorded workflow is kept, with this command's --set (name a workflow, such as "
+            "default, to switch)")
+
+
 def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None, inputs, output,
           restart: bool, references: list[str | Path] | None = None) -> Workspace:
     """The work folder, locked and configured for this command. Everything that can be
@@ -95,6 +111,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     if references is not None:
         wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=tuple(map(str, references))))
     wf = reference.anchor(wf)
+    if recorded is not None:
+        _say_kept(workdir, wf, overrides, references)
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None

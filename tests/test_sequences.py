@@ -134,23 +134,31 @@ def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus
 
 
 def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, fresh, first_run, tmp_path):
+    """A --set changes the folder's workflow until a workflow is named: a rerun without one
+    keeps the folder's settings (and says so), `run default` switches back."""
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
     full, full_decisions = fresh()
     assert any(d[0] == "substring" for d in full_decisions)  # it has spans
     doc, doc_decisions = fresh("stages=exact,minhash")
     sub, sub_decisions = fresh("stages=substring")
     assert first_run(w) == (full, full_decisions)  # the first run of the sequence, its output fresh
-    for args, want, want_decisions in [(["--set", "stages=exact,minhash"], doc, doc_decisions),
-                                       ([], full, full_decisions),
-                                       (["--set", "stages=substring"], sub, sub_decisions),
-                                       (["--set", "stages=exact,substring"], None, None),
-                                       (["--set", "substring.prefilter=false"], full, full_decisions),
-                                       (["--set", "substring.min_length=30"], None, None),
-                                       ([], full, full_decisions)]:
-        cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, *args)
+    # (workflow named or not, --set, the fresh output it must give, whether it says the
+    # folder's own workflow was kept: only when it was and differs from the default's)
+    for named, sets, (want, want_decisions), note in [
+            ([], ["stages=exact,minhash"], (doc, doc_decisions), False),
+            ([], [], (doc, doc_decisions), True),
+            (["default"], [], (full, full_decisions), False),
+            ([], ["stages=substring"], (sub, sub_decisions), False),
+            ([], ["stages=exact,substring"], (None, None), False),
+            (["default"], ["substring.prefilter=false"], (full, full_decisions), False),
+            ([], ["substring.min_length=30"], (None, None), True),  # prefilter=false is kept
+            (["default"], [], (full, full_decisions), False)]:
+        p = cli("run", *named, "--input", corpus, "--output", out, "--workdir", w, *SMALL,
+                *(x for s in sets for x in ("--set", s)))
         if want is not None:
-            assert out.read_bytes() == want and decisions(w) == want_decisions, args
-        assert current(w), args
+            assert out.read_bytes() == want and decisions(w) == want_decisions, (named, sets)
+        assert current(w), (named, sets)
+        assert ("recorded workflow is kept" in p.stderr) == note, (named, sets, p.stderr)
 
 
 @pytest.mark.parametrize("damage", ["delete", "corrupt"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import os
+import resource
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +23,7 @@ class Executor(Protocol):
     workers: int
     peak: int  # the largest resident memory a worker reached in a task since this was last set to 0
     moved: dict[str, int]  # bytes tasks wrote for others to read, by task type, since this was last emptied (tally)
+    cpu: float  # CPU seconds of the processes that ran tasks, while they ran them, since this was last set to 0
 
     def imap(self, tasks: Sequence[Task]) -> Iterator[tuple[int, Any]]:
         """Runs every task; yields (task index, result) as each finishes."""
@@ -51,11 +53,29 @@ def tally(moved: dict[str, int], task: Task, result: Any) -> None:
         moved[name] = moved.get(name, 0) + int(n)
 
 
-def _inline(tasks: Sequence[Task], moved: dict[str, int]) -> Iterator[tuple[int, Any]]:
+def process_cpu() -> float:
+    """CPU seconds (user and system) of this process so far."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def run_here(executor: Any, task: Callable[..., Any], **kwargs: Any) -> Any:
+    """A task run in this process (the driver): its result counted (tally) and its CPU added
+    to the executor's tasks' CPU, as a worker's would be (and to `cpu_here`, which the driver's
+    own CPU leaves out)."""
+    c0 = process_cpu()
+    result = task(**kwargs)
+    if hasattr(executor, "cpu"):
+        spent = process_cpu() - c0
+        executor.cpu += spent
+        executor.cpu_here = getattr(executor, "cpu_here", 0.0) + spent
+    tally(getattr(executor, "moved", {}), task, result)
+    return result
+
+
+def _inline(executor: Any, tasks: Sequence[Task]) -> Iterator[tuple[int, Any]]:
     for i, task in enumerate(tasks):
-        result = task()
-        tally(moved, task, result)
-        yield i, result
+        yield i, run_here(executor, task)
 
 
 class InlineExecutor:
@@ -66,9 +86,10 @@ class InlineExecutor:
 
     def __init__(self, workers: int = 1) -> None:
         self.moved: dict[str, int] = {}
+        self.cpu = 0.0
 
     def imap(self, tasks):
-        yield from _inline(tasks, self.moved)
+        yield from _inline(self, tasks)
 
     def warm(self, modules=()) -> None:
         pass
@@ -122,6 +143,7 @@ class LocalExecutor:
         self.workers = max(1, workers)
         self.peak = 0
         self.moved: dict[str, int] = {}
+        self.cpu = 0.0
         self._pool: ProcessPoolExecutor | None = None
 
     def _get_pool(self) -> ProcessPoolExecutor:
@@ -144,7 +166,7 @@ class LocalExecutor:
 
     def imap(self, tasks):
         if self.workers == 1 or len(tasks) <= 1:
-            yield from _inline(tasks, self.moved)
+            yield from _inline(self, tasks)
             return
         # at most this many submitted at once: the pool cannot start more processes than that
         in_flight = min(self.workers, len(tasks))
@@ -157,8 +179,8 @@ class LocalExecutor:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
-                    result, peak = fut.result()
-                    self.peak = max(self.peak, peak)
+                    result, peak, cpu = fut.result()
+                    self.peak, self.cpu = max(self.peak, peak), self.cpu + cpu
                     tally(self.moved, tasks[i], result)
                     for j, task in itertools.islice(queue, 1):  # the next one, before the caller works
                         pending[self._submit(_measured, task)] = j
@@ -194,16 +216,18 @@ class LocalExecutor:
         self._pool = None
 
 
-def _measured(task: Task) -> tuple[Any, int]:
-    """On a worker: the task's result and the peak resident memory of its process while it ran."""
+def _measured(task: Task) -> tuple[Any, int, float]:
+    """On a worker: the task's result, the peak resident memory of its process while it ran,
+    and the CPU seconds of its process meanwhile (on a Dask worker its event loop's too)."""
     from .memory import peak_bytes, reset_peak
 
     reset_peak()
+    c0 = process_cpu()
     result = task()
-    return result, peak_bytes()
+    return result, peak_bytes(), process_cpu() - c0
 
 
-def _call(task: Task) -> tuple[Any, int]:
+def _call(task: Task) -> tuple[Any, int, float]:
     from . import faults
 
     faults.delay()
@@ -257,6 +281,7 @@ class DaskExecutor:
         self.workers = threads
         self.peak = 0
         self.moved: dict[str, int] = {}
+        self.cpu = 0.0
         self._pending: list = []
 
     def check_workdir(self, root: str) -> None:
@@ -276,8 +301,8 @@ class DaskExecutor:
         self._pending = futures
         try:
             for fut in as_completed(futures, loop=self.client.loop):
-                result, peak = fut.result()
-                self.peak = max(self.peak, peak)
+                result, peak, cpu = fut.result()
+                self.peak, self.cpu = max(self.peak, peak), self.cpu + cpu
                 i = index[fut.key]
                 tally(self.moved, tasks[i], result)
                 yield i, result
@@ -304,9 +329,7 @@ def imap_reading(executor: Executor, tasks: Sequence[Callable[..., Any]], sizes:
     block it reads (tasks take `on_read`), so a single large compressed file moves the bar as
     it goes; otherwise each task counts when it ends."""
     if len(tasks) == 1 and getattr(executor, "local_reads", True):
-        result = tasks[0](on_read=advance)
-        tally(getattr(executor, "moved", {}), tasks[0], result)
-        yield 0, result
+        yield 0, run_here(executor, tasks[0], on_read=advance)
         return
     for i, result in executor.imap(tasks):
         advance(sizes[i])

@@ -16,7 +16,7 @@ from typing import Any
 from .. import faults, graph, reference
 from ..config import Workflow
 from ..errors import Interrupted
-from ..executor import Executor, InlineExecutor
+from ..executor import Executor, InlineExecutor, process_cpu
 from ..memory import peak_bytes, reset_peak
 from ..progress import bar, say
 from ..workspace import Workspace, digest, file_bytes
@@ -124,6 +124,8 @@ class Stage:
         reset_peak()
         ctx.executor.peak = 0
         ctx.executor.moved = {}
+        ctx.executor.cpu = ctx.executor.cpu_here = 0.0
+        c0 = process_cpu()
         try:
             detail = self.work(ctx, key)
         except BaseException as e:
@@ -144,6 +146,11 @@ class Stage:
         moved = getattr(ctx.executor, "moved", None)
         if moved is not None:
             detail["moved_bytes"] = dict(sorted(moved.items()))
+        # CPU seconds while the stage ran: of its tasks (wherever they ran) and of the driver
+        # besides them; what a cluster's machines would share, and what stays on one
+        here = getattr(ctx.executor, "cpu_here", 0.0)  # the tasks run in this process
+        detail["cpu_seconds"] = {"driver": round(process_cpu() - c0 - here, 3),
+                                 "tasks": round(getattr(ctx.executor, "cpu", 0.0), 3)}
         files = self.files(ctx)
         ws.mark(self.name, key, "done", files=files or None, checksum=decided or self._shards_digest(ctx),
                 stamps=self.stamps(ctx), **detail)

@@ -82,15 +82,16 @@ def _recorded_workflow(workdir: str | Path) -> Workflow | None:
         return None  # a damaged state is said when the folder is opened
 
 
-def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None, references) -> None:
+def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None) -> None:
     """One line when the folder's own workflow is kept and differs from what the default one
     with this command's --set would be: the command did not go back to the default."""
     try:
         default = anchored(load_workflow(None, overrides))
     except SadedupError:
         return
-    if references is None:
-        default = dataclasses.replace(default, run=dataclasses.replace(default.run, reference=wf.run.reference))
+    # the references are the folder's (kept or replaced by --reference), not the workflow's:
+    # given or not, they make no difference from the default here
+    default = dataclasses.replace(default, run=dataclasses.replace(default.run, reference=wf.run.reference))
     if reference.anchor(default).to_dict() != wf.to_dict():
         from .progress import say
 
@@ -112,7 +113,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=tuple(map(str, references))))
     wf = reference.anchor(wf)
     if recorded is not None:
-        _say_kept(workdir, wf, overrides, references)
+        _say_kept(workdir, wf, overrides)
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None

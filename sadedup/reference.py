@@ -39,6 +39,7 @@ refused in one line naming the difference.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sqlite3
 from dataclasses import dataclass, field, replace
@@ -353,6 +354,32 @@ def _differences(ref: Reference, wf: "Workflow") -> list[str]:
     return out
 
 
+def _recorded_references(root: Path) -> tuple[str, ...]:
+    """The references a work folder's recorded workflow names (none when it cannot be read:
+    opening the folder as a reference says why)."""
+    try:
+        return tuple(json.loads((root / "state.json").read_text())["workflow"]["run"].get("reference") or ())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ()
+
+
+def _path_back(root: Path, here: Path) -> list[Path] | None:
+    """The chain of recorded references from `root` to `here` (both included), if any."""
+    seen, stack = {root}, [[root]]
+    while stack:
+        chain = stack.pop()
+        for p in _recorded_references(chain[-1]):
+            if is_url(p):
+                continue
+            q = Path(p).resolve()
+            if q == here:
+                return [*chain, q]
+            if q not in seen:
+                seen.add(q)
+                stack.append([*chain, q])
+    return None
+
+
 def _open_one(ref_id: int, path: str, wf: "Workflow", here: Path | None) -> Reference:
     from .pipeline import standing
     from .workspace import Workspace
@@ -365,6 +392,15 @@ def _open_one(ref_id: int, path: str, wf: "Workflow", here: Path | None) -> Refe
     root = root.resolve()
     if here is not None and root == here.resolve():
         raise SadedupError(f"reference {path} is this run's own work folder; give another finished work folder")
+    if here is not None:
+        # a folder whose references lead back here would put this folder's documents before
+        # themselves: checked on the recorded workflows, before this run reconfigures its own
+        # (else the run is accepted and leaves both folders naming the other unfinished)
+        back = _path_back(root, here.resolve())
+        if back is not None:
+            raise SadedupError(f"reference {path} is itself deduplicated against this work folder "
+                               f"({' -> '.join(map(str, back))}); a folder cannot be a reference of its own "
+                               f"references")
     if root in _loading:
         raise SadedupError(f"reference {path} is, through its own references, a reference of itself")
     _loading.add(root)

@@ -236,6 +236,15 @@ def test_refused_in_one_line(cli, tmp_path):
     assert "no such folder" in refused("--reference", str(tmp_path / "nowhere"))
     assert "did not run the minhash stage" in refused("--reference", str(exact_only))
     assert "given twice" in refused("--reference", str(ref), "--reference", str(ref))
+    # a cycle: the reference rerun against a folder made against it is refused, not written
+    # (it was accepted, rewrote the reference, and left each folder saying the other is unfinished)
+    new = tmp_path / "new"
+    cli("run", "-q", "--input", f2, "--output", tmp_path / "b.jsonl", "--workdir", new, "--reference", ref, *FAST)
+    shot = snapshot(ref)
+    p = cli("run", "--workdir", ref, "--reference", new, *FAST, check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "is itself deduplicated against this work folder" in p.stderr
+    assert snapshot(ref) == shot
 
 
 def test_reference_changed_makes_stale(cli, tmp_path):

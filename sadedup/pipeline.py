@@ -111,6 +111,18 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
                   else load_workflow(workflow, overrides))
     if references is not None:
         wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=tuple(map(str, references))))
+    elif workflow is not None and not wf.run.reference and \
+            not any(o.partition("=")[0].strip() == "run.reference" for o in overrides or []):
+        # the folder's references are kept like its inputs when a workflow is named: only
+        # --reference (or --set run.reference) replaces them; switching to one that names none
+        # silently made the run forget them and keep what they would have dropped
+        was = _recorded_workflow(workdir)
+        if was is not None and was.run.reference:
+            wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=was.run.reference))
+            from .progress import say
+
+            say(f"{workdir}: its recorded references are kept ({', '.join(was.run.reference)}); --reference or "
+                f"--set run.reference= replaces them")
     wf = reference.anchor(wf)
     if recorded is not None:
         _say_kept(workdir, wf, overrides)

@@ -269,6 +269,12 @@ def test_reference_changed_makes_stale(cli, tmp_path):
     cli("run", "-q", "--workdir", new, *FAST)
     status = json.loads(cli("status", new, "--format", "json").stdout)["stages"]
     assert all(s["state"] == "done" for s in status)
+    # naming a workflow keeps the folder's references, as it keeps its inputs (switching to
+    # one that names none made the run forget them and keep what they drop)
+    before = rows(new, "SELECT doc_id, status, reason FROM documents ORDER BY doc_id")
+    cli("run", "default", "-q", "--workdir", new, *sets, *FAST)
+    assert rows(new, "SELECT workdir FROM refs") == [(str(ref.resolve()),)]
+    assert rows(new, "SELECT doc_id, status, reason FROM documents ORDER BY doc_id") == before
 
 
 @pytest.mark.parametrize("seed", range(20))

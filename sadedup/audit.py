@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, db, graph
+from . import __version__, db, graph, reference
 from . import lsh as mh
 from . import sweeps as sw
 from .errors import SadedupError
@@ -124,6 +124,11 @@ class Reader:
         if ref is None:
             return self.store.text(int(doc_id))
         if ref not in self._ref_stores:
+            # a reference rerun, moved or deleted since the decisions would show another
+            # document's text (or none): refused in one line
+            gone = reference.unread(self.ws.root, self.con).get(ref)
+            if gone is not None:
+                raise SadedupError(f"report: {gone}")
             found = self.con.execute("SELECT workdir FROM refs WHERE ref_id = ?", (ref,)).fetchone()
             self._ref_stores[ref] = TextStore(Path(found[0]))
         return self._ref_stores[ref].text(int(doc_id))

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from . import reference
 from .db import DB_NAME, open_readonly
 from .errors import SadedupError
 from .store import TextStore
@@ -193,9 +194,12 @@ def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, A
         text = _text(workdir, doc_id)
         spans = []
         refs = {r["ref_id"]: r["workdir"] for r in con.execute("SELECT ref_id, workdir FROM refs")}
+        # a reference rerun, moved or deleted since the decisions: its texts are not shown (another
+        # document's would be), and the note says why
+        gone = reference.unread(workdir, con) if refs else {}
         for s in con.execute("SELECT * FROM spans WHERE doc_id = ? ORDER BY char_start, span_id", (doc_id,)):
             src_text, item = None, None
-            if s["src_doc_id"] is not None:
+            if s["src_doc_id"] is not None and s["src_ref"] not in gone:
                 # a source in a reference (--reference) is read from the reference's own texts
                 where = workdir if s["src_ref"] is None else refs.get(s["src_ref"])
                 src_text = _source_text(where, s["src_doc_id"], s["src_char_start"], s["src_char_end"])
@@ -211,6 +215,10 @@ def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, A
             "(SELECT k.src_ref FROM cluster_members k WHERE k.cluster_id = c.cluster_id AND k.src_ref IS NOT NULL "
             "LIMIT 1) AS kept_ref FROM cluster_members m JOIN clusters c USING (cluster_id) "
             "WHERE m.doc_id = ? AND m.src_ref IS NULL", (doc_id,))]
+        named = {s["src_ref"] for s in spans} | {c["kept_ref"] for c in clusters}
+        why = [gone[r] for r in sorted(gone) if r in named]
+        if why:
+            note = "; ".join([*([note] if note else []), *why])
         return {"document": dict(row), "spans": spans, "clusters": clusters, "note": note}
     finally:
         con.close()

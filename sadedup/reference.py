@@ -274,6 +274,44 @@ class Reference:
         return run_tokenizer(Context(self.ws))
 
 
+# ---- what a finished folder's decisions read
+
+def unread(root: Path, con: sqlite3.Connection) -> dict[int, str]:
+    """Per reference (ref_id of `refs`) whose folder no longer holds what this folder's
+    decisions read: why, in one sentence. The stages that read a reference recorded its stage
+    keys and checksums in their stamps; a reference rerun since (other inputs number its
+    documents otherwise), moved or deleted differs, and the documents and texts its ids name
+    there are not the ones these decisions name (explain and report would show another text)."""
+    read: dict[str, list] = {}
+    for (detail,) in con.execute("SELECT detail FROM stages WHERE shard = -1 AND status = 'done' AND detail IS NOT NULL"):
+        try:
+            stamps = json.loads(detail).get("stamps") or []
+        except (ValueError, AttributeError):
+            continue
+        for st in stamps:
+            if isinstance(st, list) and len(st) == 2 and isinstance(st[0], str) and st[0].startswith("reference "):
+                read.setdefault(st[0][len("reference "):], []).extend(st[1])
+    out: dict[int, str] = {}
+    for ref_id, workdir in con.execute("SELECT ref_id, workdir FROM refs ORDER BY ref_id"):
+        folder = Path(workdir)
+        if not (folder / db.DB_NAME).is_file():
+            out[ref_id] = f"reference {ref_id} ({workdir}) is not there (moved or deleted)"
+            continue
+        try:
+            theirs = db.open_readonly(folder, immutable=True)
+            try:
+                now = {s: [k, c] for s, k, c in theirs.execute(
+                    "SELECT stage, key, checksum FROM stages WHERE shard = -1 AND status = 'done'")}
+            finally:
+                theirs.close()
+        except sqlite3.Error:
+            now = {}
+        if any(now.get(s) != [k, c] for s, k, c in read.get(str(workdir), [])) or not now:
+            out[ref_id] = (f"reference {ref_id} ({workdir}) changed since this folder's decisions read it (`sadedup "
+                           f"run --workdir {root}` redoes them)")
+    return out
+
+
 # ---- opening the references of a workflow
 
 def anchor(wf: "Workflow", base: Path | None = None) -> "Workflow":

@@ -275,6 +275,17 @@ def test_reference_changed_makes_stale(cli, tmp_path):
     cli("run", "default", "-q", "--workdir", new, *sets, *FAST)
     assert rows(new, "SELECT workdir FROM refs") == [(str(ref.resolve()),)]
     assert rows(new, "SELECT doc_id, status, reason FROM documents ORDER BY doc_id") == before
+    # the reference restarted over other inputs: its doc_ids name other documents now, so
+    # explain shows no reference text (it showed another document's) and says why, and the
+    # report is refused in one line
+    doc = rows(new, "SELECT doc_id FROM spans WHERE src_ref IS NOT NULL LIMIT 1")[0][0]
+    cli("run", "-q", "--restart", "--input", f2, "--input", f1, "--output", tmp_path / "a.jsonl", "--workdir", ref,
+        *sets, *FAST)
+    info = json.loads(cli("explain", new, str(doc), "--doc-id", "--format", "json").stdout)
+    assert all(s["source_text"] is None for s in info["spans"] if s["src_ref"] is not None)
+    assert "changed since this folder's decisions read it" in info["note"]
+    p = cli("report", new, "-o", tmp_path / "r.html", check=False)
+    assert p.returncode == 2 and "reference 0" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
 @pytest.mark.parametrize("seed", range(20))

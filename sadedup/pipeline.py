@@ -146,6 +146,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
                 raise SadedupError(f"input {f.path} is inside the work folder {workdir}; put the work folder elsewhere")
     if output is not None:
         _check_output(output, list(inputs or []), workdir)
+    if restart and files is None:  # said before the folder is emptied, not after
+        raise SadedupError("--restart forgets the recorded inputs: pass --input PATH too")
     refs = reference.check(wf, root)  # a reference that is unfinished or made otherwise: refused before any write
     try:
         ws = Workspace(workdir, create=True)
@@ -360,6 +362,8 @@ def run(inputs: list[str | Path] | None, output: str | Path | None, workdir: str
     """Runs every stage the workflow lists, skipping work already done in `workdir`. Without
     inputs (or output), those recorded in the work folder; without `references` (--reference),
     the workflow's run.reference (on an existing folder: the recorded ones)."""
+    if restart and output is None:  # said before the folder is emptied, not after
+        raise SadedupError("--restart forgets the recorded output: pass --output PATH too")
     ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, output, restart, references)
     if ws.output is None:
         ws.unlock()

@@ -279,6 +279,10 @@ def test_reference_changed_makes_stale(cli, tmp_path):
     # explain shows no reference text (it showed another document's) and says why, and the
     # report is refused in one line
     doc = rows(new, "SELECT doc_id FROM spans WHERE src_ref IS NOT NULL LIMIT 1")[0][0]
+    # --restart without the inputs it forgets is refused before, not after, emptying the folder
+    shot = snapshot(ref)
+    p = cli("run", "--restart", "--output", tmp_path / "a.jsonl", "--workdir", ref, *FAST, check=False)
+    assert p.returncode == 2 and "--input" in p.stderr and snapshot(ref) == shot, p.stderr
     cli("run", "-q", "--restart", "--input", f2, "--input", f1, "--output", tmp_path / "a.jsonl", "--workdir", ref,
         *sets, *FAST)
     info = json.loads(cli("explain", new, str(doc), "--doc-id", "--format", "json").stdout)

@@ -124,8 +124,6 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
             say(f"{workdir}: its recorded references are kept ({', '.join(was.run.reference)}); --reference or "
                 f"--set run.reference= replaces them")
     wf = reference.anchor(wf)
-    if recorded is not None:
-        _say_kept(workdir, wf, overrides)
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
     files = unsupported = None
@@ -169,6 +167,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         ws.configure(wf, files, output, unsupported=unsupported)
         reference.adopt(ws, refs)
         _retire(ws)
+        if recorded is not None:  # said once the command goes ahead, not before a refusal
+            _say_kept(workdir, wf, overrides)
     except BaseException:
         reference.close_all(refs)
         ws.unlock()

@@ -146,7 +146,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         _check_output(output, list(inputs or []), workdir)
     if restart and files is None:  # said before the folder is emptied, not after
         raise SadedupError("--restart forgets the recorded inputs: pass --input PATH too")
-    refs = reference.check(wf, root)  # a reference that is unfinished or made otherwise: refused before any write
+    refs = reference.check(wf, root, output)  # a reference that is unfinished or made otherwise: refused before any write
     try:
         ws = Workspace(workdir, create=True)
         ws.lock()
@@ -201,7 +201,7 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
         if overrides or output is not None:
             wf = reference.anchor(anchored(apply_overrides(ws.workflow, overrides or [])))
             check_budget(wf)
-            refs = reference.check(wf, ws.root)
+            refs = reference.check(wf, ws.root, output)
             ws.configure(wf, None, None if output is None else str(output))
             reference.adopt(ws, refs)
             _retire(ws)

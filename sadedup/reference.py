@@ -489,10 +489,41 @@ def load(wf: "Workflow", here: Path | None = None) -> list[Reference]:
     return refs
 
 
-def check(wf: "Workflow", here: Path) -> list[Reference]:
-    """Refuses, before anything is written, references this workflow cannot read; returns
-    them opened, for `adopt` (or `close_all`)."""
-    return load(wf, here)
+def check(wf: "Workflow", here: Path, output: str | Path | None = None) -> list[Reference]:
+    """Refuses, before anything is written, references this workflow cannot read, or whose
+    folder this run would write (`output`: the output this command names); returns them
+    opened, for `adopt` (or `close_all`)."""
+    refs = load(wf, here)
+    try:
+        _refuse_inside(refs, here, output)
+    except BaseException:
+        close_all(refs)
+        raise
+    return refs
+
+
+def _refuse_inside(refs: list[Reference], here: Path, output: str | Path | None) -> None:
+    """Nothing this run writes may be in a reference's folder: not its work folder, not its
+    output (a work folder made inside the reference was accepted and written there); nor may a
+    reference be inside this run's work folder, whose stage folders are rewritten and which
+    --restart empties."""
+    from .outputs import output_of
+
+    out = None
+    if output is not None:
+        o = output_of(output)
+        out = None if o.remote else Path(o.first).resolve()
+    h = Path(here).resolve()
+    for r in refs:
+        if h.is_relative_to(r.root):
+            raise SadedupError(f"work folder {here} is inside reference {r.root}; put it elsewhere (nothing in a "
+                               f"reference folder is written)")
+        if r.root.is_relative_to(h):
+            raise SadedupError(f"reference {r.root} is inside the work folder {here}; move it out (a work folder's "
+                               f"stage folders are rewritten, and --restart empties it)")
+        if out is not None and out.is_relative_to(r.root):
+            raise SadedupError(f"output {output} is inside reference {r.root}; write it elsewhere (nothing in a "
+                               f"reference folder is written)")
 
 
 def close_all(refs: list[Reference]) -> None:
@@ -531,6 +562,7 @@ def hold(ws: "Workspace") -> None:
     """For a command that writes the work folder: its references opened and locked against
     writers, and the `refs` table made to list them."""
     refs = of(ws)
+    _refuse_inside(refs, ws.root, ws.output)  # the recorded output, or a reference added since it was
     for r in refs:
         r.lock()
     rows = [(r.ref_id, str(r.root), r.run_id) for r in refs]

@@ -244,6 +244,11 @@ def test_refused_in_one_line(cli, tmp_path):
     p = cli("run", "--workdir", ref, "--reference", new, *FAST, check=False)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert "is itself deduplicated against this work folder" in p.stderr
+    # a work folder or an output inside the reference: refused (the work folder was made there)
+    for workdir, out in ((ref / "inner", tmp_path / "c.jsonl"), (tmp_path / "other", ref / "c.jsonl")):
+        p = cli("run", "--input", f2, "--output", out, "--workdir", workdir, "--reference", ref, *FAST, check=False)
+        assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert "is inside reference" in p.stderr
     assert snapshot(ref) == shot
 
 

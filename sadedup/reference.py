@@ -234,6 +234,13 @@ class Reference:
             raise SadedupError(f"reference {self.root}: its minhash signatures are missing ({folder}); rerun its "
                                f"minhash stage")
         dirs = [folder / f"chunk_{k:05d}" for k in range(int(d.get("chunks", 0)))]
+        from .stages.minhash import CHUNK_FILES
+
+        # every chunk file the banding and verification read (its done check does not look)
+        missing = next((c / f for c in dirs for f in CHUNK_FILES if not (c / f).is_file()), None)
+        if missing is not None:
+            raise SadedupError(f"reference {self.root}: its minhash signatures are missing ({missing}); rerun its "
+                               f"minhash stage")
         docs = np.load(folder / "docs.npy")
         nsh = np.concatenate([np.load(c / "nsh.npy") for c in dirs] + [np.zeros(0, np.int64)])
         if len(nsh) != len(docs):

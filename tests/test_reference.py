@@ -250,6 +250,12 @@ def test_refused_in_one_line(cli, tmp_path):
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
         assert "is inside reference" in p.stderr
     assert snapshot(ref) == shot
+    # the reference's signatures deleted: its minhash stage is not done (it stayed done, the
+    # run failed halfway on a missing .npy, and no command made them again)
+    next(ref.glob("minhash/*/chunk_00000/sig.npy")).unlink()
+    p = cli("run", "--input", f2, "--output", tmp_path / "d.jsonl", "--workdir", tmp_path / "w3", "--reference", ref,
+            *FAST, check=False)
+    assert p.returncode == 2 and "its minhash stage is stale" in p.stderr and not (tmp_path / "w3").exists(), p.stderr
 
 
 def test_reference_changed_makes_stale(cli, tmp_path):

@@ -152,6 +152,17 @@ class MinHash(Stage):
     def folder(self, ctx: Context, key: str) -> Path:
         return ctx.ws.root / "minhash" / f"{mh.config_string(ctx.wf.minhash)}_{key[:8]}"
 
+    def whole(self, ctx: Context, key: str) -> bool:
+        """Its signatures are there: a run that names this folder as a reference (--reference)
+        reads them, and only this stage can make them again (a folder recorded before it
+        kept a folder in its detail: nothing to check)."""
+        d = ctx.ws.stage_detail(self.name)
+        if "folder" not in d:
+            return True
+        folder = ctx.ws.root / d["folder"]
+        return (folder / "docs.npy").is_file() and all(
+            (folder / f"chunk_{k:05d}" / f).is_file() for k in range(int(d.get("chunks", 0))) for f in CHUNK_FILES)
+
     def summary(self, d: dict[str, Any]) -> str:
         return (f"minhash {d['config']}: {d['documents']} documents ({d['no_shingle']} without a shingle), "
                 f"{d['candidate_pairs']} candidate pairs, {d['verified_pairs']} verified ({d['verify']}), "

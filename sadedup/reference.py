@@ -301,10 +301,18 @@ def unread(root: Path, con: sqlite3.Connection) -> dict[int, str]:
     out: dict[int, str] = {}
     for ref_id, workdir in con.execute("SELECT ref_id, workdir FROM refs ORDER BY ref_id"):
         folder = Path(workdir)
-        if not (folder / db.DB_NAME).is_file():
+        if not folder.is_dir():
             out[ref_id] = f"reference {ref_id} ({workdir}) is not there (moved or deleted)"
             continue
         try:
+            probe = _read_lock(folder, f"{ref_id} ({workdir})")
+        except SadedupError as e:
+            out[ref_id] = str(e)
+            continue
+        try:
+            if not (folder / db.DB_NAME).is_file():
+                out[ref_id] = f"reference {ref_id} ({workdir}) is not there (moved or deleted)"
+                continue
             theirs = db.open_readonly(folder, immutable=True)
             try:
                 now = {s: [k, c] for s, k, c in theirs.execute(
@@ -313,6 +321,9 @@ def unread(root: Path, con: sqlite3.Connection) -> dict[int, str]:
                 theirs.close()
         except sqlite3.Error:
             now = {}
+        finally:
+            if probe is not None:
+                os.close(probe)
         if any(now.get(s) != [k, c] for s, k, c in read.get(str(workdir), [])) or not now:
             out[ref_id] = (f"reference {ref_id} ({workdir}) changed since this folder's decisions read it (`sadedup "
                            f"run --workdir {root}` redoes them)")
@@ -426,12 +437,40 @@ def _path_back(root: Path, here: Path) -> list[Path] | None:
 
 
 def _open_one(ref_id: int, path: str, wf: "Workflow", here: Path | None) -> Reference:
-    from .pipeline import standing
-    from .workspace import Workspace
-
     root = Path(path)
     if is_url(path) or not root.is_dir():
         raise SadedupError(f"reference {path}: no such folder (a reference is a finished sadedup work folder)")
+    # read under a shared lock: a run writing the reference (a --restart empties it) is said,
+    # not read halfway (a status then said "no such table" or "not a sadedup work folder")
+    probe = _read_lock(root, path)
+    try:
+        return _open_locked(ref_id, path, root, wf, here)
+    finally:
+        if probe is not None:
+            os.close(probe)
+
+
+def _read_lock(root: Path, path: str) -> int | None:
+    """A shared lock on a folder's .lock for as long as the returned fd is open (None: the
+    folder was never locked, so never written by a run); refused while a run writes it."""
+    lock = root / ".lock"
+    if not lock.exists():
+        return None
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        other = os.pread(fd, 64, 0).decode(errors="replace").strip()
+        os.close(fd)
+        raise SadedupError(f"reference {path} is in use by another sadedup run{f' (pid {other})' if other else ''}; "
+                           f"wait for it") from None
+    return fd
+
+
+def _open_locked(ref_id: int, path: str, root: Path, wf: "Workflow", here: Path | None) -> Reference:
+    from .pipeline import standing
+    from .workspace import Workspace
+
     if not (root / db.DB_NAME).is_file():
         raise SadedupError(f"reference {path} is not a sadedup work folder (no {db.DB_NAME})")
     root = root.resolve()

@@ -8,8 +8,10 @@ line; provenance names the reference (refs, src_ref) and explain shows its text.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import random
 import sqlite3
 from pathlib import Path
@@ -286,6 +288,15 @@ def test_reference_changed_makes_stale(cli, tmp_path):
     cli("run", "default", "-q", "--workdir", new, *sets, *FAST)
     assert rows(new, "SELECT workdir FROM refs") == [(str(ref.resolve()),)]
     assert rows(new, "SELECT doc_id, status, reason FROM documents ORDER BY doc_id") == before
+    # a run writing the reference (its lock held): status says so, instead of reading it
+    # halfway (while a --restart emptied it: "no such table", "not a sadedup work folder")
+    fd = os.open(ref / ".lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        status = json.loads(cli("status", new, "--format", "json").stdout)["stages"]
+    finally:
+        os.close(fd)
+    assert any("is in use by another sadedup run" in (s["why"] or "") for s in status), status
     # the reference restarted over other inputs: its doc_ids name other documents now, so
     # explain shows no reference text (it showed another document's) and says why, and the
     # report is refused in one line

@@ -467,6 +467,32 @@ def _read_lock(root: Path, path: str) -> int | None:
     return fd
 
 
+def _check_database(root: Path, path: str) -> None:
+    """A reference's database is read as it is, never brought up to date (nothing there is
+    written): one of another schema version, damaged or no database at all is refused in one
+    line (it was an internal error on the first query that failed)."""
+    try:
+        con = db.open_readonly(root, immutable=True)
+        try:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as e:
+        raise SadedupError(f"reference {path}: {root / db.DB_NAME} is not a readable sadedup database ({e})") from None
+    if not tables:
+        raise SadedupError(f"reference {path} is not a sadedup work folder (its {db.DB_NAME} is empty)")
+    if version != db.SCHEMA_VERSION:
+        how = ("run a command that writes it with this sadedup first (`sadedup run --workdir "
+               f"{path}` brings it up to date)") if version < db.SCHEMA_VERSION else "upgrade sadedup"
+        raise SadedupError(f"reference {path}: its database has schema version {version}, this sadedup reads "
+                           f"{db.SCHEMA_VERSION}; {how}")
+    missing = sorted(set(db.metadata.tables) - tables)
+    if missing:
+        raise SadedupError(f"reference {path}: its database lacks the table(s) {', '.join(missing)} (damaged); "
+                           f"rerun that folder with --restart")
+
+
 def _open_locked(ref_id: int, path: str, root: Path, wf: "Workflow", here: Path | None) -> Reference:
     from .pipeline import standing
     from .workspace import Workspace
@@ -487,10 +513,15 @@ def _open_locked(ref_id: int, path: str, root: Path, wf: "Workflow", here: Path 
                                f"references")
     if root in _loading:
         raise SadedupError(f"reference {path} is, through its own references, a reference of itself")
+    _check_database(root, path)
     _loading.add(root)
     try:
         ws = Workspace(root, readonly=True)
         ws._engine = _immutable_engine(root)
+        try:
+            ws.workflow
+        except SadedupError as e:  # said of the reference, not of this run's folder
+            raise SadedupError(f"reference {path}: {e}") from None
         ref = Reference(ref_id, root, ws, None)
         try:
             for s in standing(ws, verify=False):

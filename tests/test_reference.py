@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -238,6 +239,18 @@ def test_refused_in_one_line(cli, tmp_path):
     assert "no such folder" in refused("--reference", str(tmp_path / "nowhere"))
     assert "did not run the minhash stage" in refused("--reference", str(exact_only))
     assert "given twice" in refused("--reference", str(ref), "--reference", str(ref))
+    # a reference database that is damaged or of another schema version: one line (it was an
+    # internal error), and never brought up to date there
+    bad = tmp_path / "bad"
+    shutil.copytree(ref, bad)
+    (bad / "sadedup.db").write_bytes(b"garbage")
+    assert "is not a readable sadedup database" in refused("--reference", str(bad))
+    shutil.rmtree(bad)
+    shutil.copytree(ref, bad)
+    con = sqlite3.connect(bad / "sadedup.db")
+    con.execute("PRAGMA user_version = 2")
+    con.close()
+    assert "its database has schema version 2, this sadedup reads" in refused("--reference", str(bad))
     # a cycle: the reference rerun against a folder made against it is refused, not written
     # (it was accepted, rewrote the reference, and left each folder saying the other is unfinished)
     new = tmp_path / "new"

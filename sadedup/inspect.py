@@ -196,7 +196,7 @@ def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, A
         refs = {r["ref_id"]: r["workdir"] for r in con.execute("SELECT ref_id, workdir FROM refs")}
         # a reference rerun, moved or deleted since the decisions: its texts are not shown (another
         # document's would be), and the note says why
-        gone = reference.unread(workdir, con) if refs else {}
+        gone = reference.unread(workdir, con, ("substring",)) if refs else {}
         for s in con.execute("SELECT * FROM spans WHERE doc_id = ? ORDER BY char_start, span_id", (doc_id,)):
             src_text, item = None, None
             if s["src_doc_id"] is not None and s["src_ref"] not in gone:
@@ -215,8 +215,12 @@ def explain(workdir: str | Path, doc: str, by: str | None = None) -> dict[str, A
             "(SELECT k.src_ref FROM cluster_members k WHERE k.cluster_id = c.cluster_id AND k.src_ref IS NOT NULL "
             "LIMIT 1) AS kept_ref FROM cluster_members m JOIN clusters c USING (cluster_id) "
             "WHERE m.doc_id = ? AND m.src_ref IS NULL", (doc_id,))]
-        named = {s["src_ref"] for s in spans} | {c["kept_ref"] for c in clusters}
-        why = [gone[r] for r in sorted(gone) if r in named]
+        why = [gone[r] for r in sorted(gone) if r in {s["src_ref"] for s in spans}]
+        for c in clusters:  # a cluster kept by a reference document: of the reference its stage read?
+            if c["kept_ref"] is not None:
+                what = reference.unread(workdir, con, (c["method"],)).get(c["kept_ref"])
+                if what is not None and what not in why:
+                    why.append(what)
         if why:
             note = "; ".join([*([note] if note else []), *why])
         return {"document": dict(row), "spans": spans, "clusters": clusters, "note": note}

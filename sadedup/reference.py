@@ -283,35 +283,51 @@ class Reference:
 
 # ---- what a finished folder's decisions read
 
-def unread(root: Path, con: sqlite3.Connection) -> dict[int, str]:
-    """Per reference (ref_id of `refs`) whose folder no longer holds what this folder's
-    decisions read: why, in one sentence. The stages that read a reference recorded its stage
-    keys and checksums in their stamps; a reference rerun since (other inputs number its
-    documents otherwise), moved or deleted differs, and the documents and texts its ids name
-    there are not the ones these decisions name (explain and report would show another text)."""
-    read: dict[str, list] = {}
-    for (detail,) in con.execute("SELECT detail FROM stages WHERE shard = -1 AND status = 'done' AND detail IS NOT NULL"):
+# the stage whose stamps name the references a method's decisions (clusters, spans) read
+DECIDED_BY = {"exact": "exact", "minhash": "minhash", "substring": "remove"}
+
+
+def unread(root: Path, con: sqlite3.Connection, methods: tuple[str, ...] = tuple(DECIDED_BY)) -> dict[int, str]:
+    """Per reference (ref_id of `refs`) that is not, as its folder is now, what the decisions
+    of `methods` read: why, in one sentence. The stage that made them recorded in its stamps
+    the references it read, in order, with their stage keys and checksums. A reference rerun
+    since (other inputs number its documents otherwise), moved or deleted, or a `refs` table
+    rewritten by a command that named other references (a stage command with --set
+    run.reference) differs, and the doc_ids these decisions name there are other documents
+    (explain and report would show another text)."""
+    read = []  # (stage, done, [(reference folder, [[stage, key, checksum], ...]), ...] in ref_id order)
+    for stage in dict.fromkeys(DECIDED_BY[m] for m in methods):
+        row = con.execute("SELECT status, detail FROM stages WHERE stage = ? AND shard = -1", (stage,)).fetchone()
+        if row is None:
+            continue  # it never ran (or not in this workflow): no decisions of it name a reference
         try:
-            stamps = json.loads(detail).get("stamps") or []
+            stamps = json.loads(row[1] or "{}").get("stamps") or []
         except (ValueError, AttributeError):
-            continue
-        for st in stamps:
-            if isinstance(st, list) and len(st) == 2 and isinstance(st[0], str) and st[0].startswith("reference "):
-                read.setdefault(st[0][len("reference "):], []).extend(st[1])
+            stamps = []
+        named = [(st[0][len("reference "):], st[1]) for st in stamps
+                 if isinstance(st, list) and len(st) == 2 and isinstance(st[0], str) and st[0].startswith("reference ")]
+        read.append((stage, row[0] == "done", named))
     out: dict[int, str] = {}
     for ref_id, workdir in con.execute("SELECT ref_id, workdir FROM refs ORDER BY ref_id"):
+        name = f"reference {ref_id} ({workdir})"
+        other = next((st for st, done, named in read
+                      if not done or ref_id >= len(named) or named[ref_id][0] != str(workdir)), None)
+        if other is not None:
+            out[ref_id] = (f"{name} is not the one this folder's {other} decisions read (its references changed since; "
+                           f"`sadedup run --workdir {root}` redoes them)")
+            continue
         folder = Path(workdir)
         if not folder.is_dir():
-            out[ref_id] = f"reference {ref_id} ({workdir}) is not there (moved or deleted)"
+            out[ref_id] = f"{name} is not there (moved or deleted)"
             continue
         try:
-            probe = _read_lock(folder, f"{ref_id} ({workdir})")
+            probe = _read_lock(folder, name[len("reference "):])
         except SadedupError as e:
             out[ref_id] = str(e)
             continue
         try:
             if not (folder / db.DB_NAME).is_file():
-                out[ref_id] = f"reference {ref_id} ({workdir}) is not there (moved or deleted)"
+                out[ref_id] = f"{name} is not there (moved or deleted)"
                 continue
             theirs = db.open_readonly(folder, immutable=True)
             try:
@@ -324,9 +340,9 @@ def unread(root: Path, con: sqlite3.Connection) -> dict[int, str]:
         finally:
             if probe is not None:
                 os.close(probe)
-        if any(now.get(s) != [k, c] for s, k, c in read.get(str(workdir), [])) or not now:
-            out[ref_id] = (f"reference {ref_id} ({workdir}) changed since this folder's decisions read it (`sadedup "
-                           f"run --workdir {root}` redoes them)")
+        if not now or any(now.get(s) != [k, c] for _, _, named in read for s, k, c in named[ref_id][1]):
+            out[ref_id] = (f"{name} changed since this folder's decisions read it (`sadedup run --workdir {root}` "
+                           f"redoes them)")
     return out
 
 

@@ -201,6 +201,13 @@ def test_chained_references_and_minhash(cli, tmp_path):
     assert isinstance(span["source_text"], str) and span["source_text"]
     text = cli("explain", b, str(doc), "--doc-id").stdout
     assert "of reference" in text
+    # one stage redone against the references in another order rewrites `refs`: the spans
+    # the remove stage made name reference 0 as it was then, so explain shows none of the
+    # text refs now names (it showed the other reference's document of that doc_id)
+    cli("exact", "-q", b, "--set", f"run.reference={works[1]},{works[0]}", *FAST)
+    info = json.loads(cli("explain", b, str(doc), "--doc-id", "--format", "json").stdout)
+    assert all(s["source_text"] is None for s in info["spans"] if s["src_ref"] is not None)
+    assert "is not the one this folder's remove decisions read" in info["note"]
 
 
 def test_refused_in_one_line(cli, tmp_path):

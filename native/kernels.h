@@ -152,6 +152,25 @@ int sd_merge_first_two(const int64_t *g, const int64_t *q1, const int64_t *q2, i
                        const int64_t *roff, int64_t nr, int64_t base, int64_t groups, int64_t *first,
                        int64_t *second);
 
+/* Whether [p, p + w) lies in one of the nr documents or regions (offsets, nr + 1 entries);
+ * *r is the one of a smaller p before, as p only grows. */
+static inline int in_one(const int64_t *offsets, int64_t nr, int64_t *r, int64_t p, int64_t w) {
+    while (*r < nr && offsets[*r + 1] <= p) (*r)++;
+    return *r < nr && offsets[*r] <= p && p + w <= offsets[*r + 1];
+}
+
+/* Group ids of windows made of two: out[p] = a dense id of the pair (gid[p], gid[p + d]) when
+ * both are repeated (>= 0; gid int32 or int64, n < 2^32 entries, ids below 2^32), [p, p + w)
+ * lies in one of the nr documents or regions (offsets, nr + 1 entries; w = 0: not tested)
+ * and the pair occurs at least twice, numbered in increasing pairs; else -1. Cache-
+ * conscious: the pairs go first to nparts parts by gid[p] >> shift (part: nparts + 1
+ * entries, part[q] the start of part q, overwritten), then each part is counting-sorted by
+ * the low bits (start: 2^shift + 1 entries) into keys2 (as many entries as the largest
+ * part). Scratch: keys and alow, one entry per pair. Returns the number of ids (pairs.c). */
+int64_t sd_pair_gid(const void *gid, int gid64, int64_t n, int64_t d, const int64_t *offsets, int64_t nr, int64_t w,
+                    int shift, int64_t *part, int64_t nparts, int64_t *start, uint64_t *keys, uint32_t *alow,
+                    uint64_t *keys2, void *out, int out64);
+
 /* Keep-first selection for one shard, shards visited in document order.
  *   gid: group id per window start (-1: unique or not a window), m entries, covering nr
  *        runs of the shard in order: entry q with roff[r] <= q < roff[r+1] is shard

@@ -290,6 +290,68 @@ static PyObject *py_scatter(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* pair_gid(gid, gid64, d, offsets, w, groups, shift, part, start, keys, alow, keys2, out, out64) -> ids
+ * made. offsets: int64, nr + 1 entries from 0 to n, increasing (empty with w = 0); part
+ * (int64, (groups >> shift) + 2 entries) is filled here with the parts' starts. keys, alow
+ * and keys2 are checked against the pairs' and the largest part's counts. */
+static PyObject *py_pair_gid(PyObject *self, PyObject *args) {
+    Py_buffer gid, offsets, part, start, keys, alow, keys2, out;
+    int gid64, out64, shift;
+    long long d, w, groups;
+    if (!PyArg_ParseTuple(args, "y*pLy*LLiw*w*w*w*w*w*p", &gid, &gid64, &d, &offsets, &w, &groups, &shift, &part,
+                          &start, &keys, &alow, &keys2, &out, &out64))
+        return NULL;
+    PyObject *ret = NULL;
+    const int64_t n = gid.len / W(gid64);
+    int64_t nparts = 0, m = 0, largest = 0;
+    int ok = 1;
+    const int64_t nr = offsets.len / 8 - 1, *ob = offsets.buf;
+    if (groups < 0 || groups > ((int64_t)1 << 32) || n >= ((int64_t)1 << 32) || d < 0 || w < 0 || shift < 0 ||
+        shift > 24) {
+        PyErr_SetString(PyExc_ValueError, "pair_gid: groups outside 0..2^32, 2^32 positions or more, d or w below 0 "
+                                          "or shift outside 0..24");
+        ok = 0;
+    } else {
+        nparts = (groups >> shift) + 1;
+    }
+    if (ok && w) {  /* offsets from 0 to n, never decreasing */
+        ok = nr >= 0 && ob[0] == 0 && ob[nr] == n;
+        for (int64_t r = 0; ok && r < nr; r++) ok = ob[r] <= ob[r + 1];
+        if (!ok) PyErr_SetString(PyExc_ValueError, "pair_gid: offsets not increasing from 0 to len(gid)");
+    }
+    ok = ok && need(&part, (nparts + 1) * 8, "part") &&
+         need(&start, (((int64_t)1 << shift) + 1) * 8, "start") && need(&out, n * W(out64), "out");
+    int64_t *pt = part.buf;
+    if (ok) memset(pt, 0, (nparts + 1) * 8);
+    int64_t r = 0;
+    for (int64_t p = 0; ok && p + d < n; p++) {
+        const int64_t x = idx_at(gid.buf, p, gid64), y = idx_at(gid.buf, p + d, gid64);
+        if (x >= groups || y >= groups) {
+            PyErr_SetString(PyExc_ValueError, "pair_gid: a group id past groups");
+            ok = 0;
+        } else if (x >= 0 && y >= 0 && (!w || in_one(ob, nr, &r, p, w))) {
+            pt[(x >> shift) + 1]++;
+            m++;
+        }
+    }
+    for (int64_t q = 0; ok && q < nparts; q++) {
+        if (pt[q + 1] > largest) largest = pt[q + 1];
+        pt[q + 1] += pt[q];
+    }
+    ok = ok && need(&keys, m * 8, "keys") && need(&alow, m * 4, "alow") && need(&keys2, largest * 8, "keys2");
+    if (ok) {
+        int64_t ids;
+        Py_BEGIN_ALLOW_THREADS
+        ids = sd_pair_gid(gid.buf, gid64, n, d, ob, nr, w, shift, pt, nparts, start.buf, keys.buf, alow.buf, keys2.buf,
+                          out.buf, out64);
+        Py_END_ALLOW_THREADS
+        ret = PyLong_FromLongLong(ids);
+    }
+    Py_buffer *all[] = {&gid, &offsets, &part, &start, &keys, &alow, &keys2, &out};
+    for (int i = 0; i < 8; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
 /* scatter_first_two(wpos, wpos64, wl, L, run_gid, gid, gid64, out_g, out_p1, out_p2) -> (written, runs) */
 static PyObject *py_scatter_first_two(PyObject *self, PyObject *args) {
     Py_buffer wpos, wl, run_gid, gid, og, o1, o2;
@@ -1222,6 +1284,7 @@ static PyMethodDef methods[] = {
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
+    {"pair_gid", py_pair_gid, METH_VARARGS, "Group ids of windows made of two repeated ones, from theirs."},
     {"scatter_first_two", py_scatter_first_two, METH_VARARGS, "scatter, and each repeated run's two first positions."},
     {"merge_first_two", py_merge_first_two, METH_VARARGS, "First and second occurrences from a shard's list."},
     {"select_first", py_select_first, METH_VARARGS, "keep='first' pass over one shard."},

@@ -216,6 +216,37 @@ def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: 
     return _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
 
 
+PAIR_SHIFT = 15   # pair_gid counts a part of 2^15 groups at a time: 256 KB of counters
+
+
+def pair_gid(gid: np.ndarray, d: int, groups: int, offsets: np.ndarray | None = None, w: int = 0,
+             out: np.ndarray | None = None, scratch=None) -> tuple[np.ndarray, int]:
+    """Group ids of the windows made of two: out[p] is a dense id of the pair (gid[p],
+    gid[p + d]) where both are repeated (>= 0, below `groups`), [p, p + w) lies in one of
+    the documents or regions `offsets` (from 0 to len(gid); w = 0: not tested) and the pair
+    occurs twice or more in gid, numbered in increasing pairs; else -1. gid int32 or int64,
+    under 2^32 entries, groups up to 2^32. `out`: int32 (default) or int64, as long as gid.
+    Returns (out, how many ids). Scratch: 20 bytes per pair at most, in memory or from
+    scratch(dtype, n), which makes an array of n entries (a file mapped, say)."""
+    n = len(gid)
+    if out is None:
+        out = np.empty(n, dtype=np.int32)
+    if len(out) != n:
+        raise ValueError("pair_gid: out differs from gid in length")
+    if n == 0:
+        return out, 0
+    shift = PAIR_SHIFT
+    part = np.empty((int(groups) >> shift) + 2, dtype=np.int64)
+    start = np.empty((1 << shift) + 1, dtype=np.int64)
+    # as many as there can be pairs: the pages past the pairs' own are never touched
+    make = scratch or (lambda dtype, k: np.empty(k, dtype))
+    keys, alow, keys2 = make(np.uint64, n), make(np.uint32, n), make(np.uint64, n)
+    off = b"" if not w else np.ascontiguousarray(offsets, dtype=np.int64)
+    ids = _native.pair_gid(_c(gid), _is64(gid), int(d), off, int(w), int(groups), shift, part, start, keys, alow,
+                           keys2, _c(out), _is64(out))
+    return out, ids
+
+
 def scatter_first_two(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray,
                       gid: np.ndarray) -> tuple[int, np.ndarray]:
     """scatter, and for every distinct window of a repeated group in the stream: its group id

@@ -17,17 +17,24 @@ shingle sets of those documents only, recomputed. A work folder whose minhash st
 before the pairs were kept gets them from the stored band hashes and signatures (banding and
 verification again, never signatures). Every threshold in (0, 1] can be answered.
 
-Window lengths. The build stage keeps each shard's suffix array and LCP array. A window
-length L' is answered by the repeats and remove stages' own kernels run again at L' on those
-arrays: the LCP array capped at L' (a direct comparison of suffix-array neighbours, no new
-suffix sort), the windows, the cross-shard merge, the group ids, the keep rule and the drop
-rule, then the characters removed. With ``substring.prefilter`` (the default) the arrays
-cover only the text that can hold a repeated L-token window: every repeated window of
-L' >= L tokens lies whole in one candidate region (its L-token sub-windows are all repeated
-and neighbouring ones overlap, and overlapping regions were merged), so L' >= L is exact,
-while L' < L is answerable only from the full-text suffix arrays `sadedup index` keeps
-(without them it is said, not guessed). With the prefilter off the arrays cover all the
-text and every length is answerable.
+Window lengths. The repeats stage keeps the group id of the run's L-window at every position
+of the text the build stage sorted (gid.npy; -1 where the window occurs once). A length L'
+with L < L' <= 2 L is answered from those ids alone: the L'-window at p is the L-window at p
+followed by the one at p + L' - L (overlapping, or touching at 2 L), so two L'-windows are
+equal exactly when both of their L-windows are in the same groups, and one with an L-window
+that occurs once occurs once. Numbering the pairs of ids (gid[p], gid[p + L' - L]) that
+occur twice or more, in increasing order, gives the L'-windows' group ids as the repeats
+stage numbers them (lexicographically), with no window, LCP or merge pass (a native
+counting sort of the pairs, sadedup/native.py pair_gid); longer lengths go through halfway
+ones (L to 2 L to 4 L, ...). Then the remove stage's keep rule and drop rule run at L', and
+the characters removed are counted. With ``substring.prefilter`` (the default) the sorted
+text is the candidate text for L: every repeated window of L' >= L tokens lies whole in one
+candidate region (its L-token sub-windows are all repeated and neighbouring ones overlap,
+and overlapping regions were merged), so L' >= L is exact, while L' < L is answerable only
+from the full-text suffix arrays `sadedup index` keeps (without them it is said, not
+guessed): there the repeats stage's windows, merge and scatter run again at L' on the
+stored suffix arrays (an LCP array capped at L', no new suffix sort). With the prefilter off
+the arrays cover all the text and every length is answerable.
 """
 from __future__ import annotations
 
@@ -369,23 +376,68 @@ def scratch_npy(path: Path, dtype: Any, n: int) -> np.ndarray:
     return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n,))
 
 
-def repeated_runs(repeated: np.ndarray, w: int) -> np.ndarray:
-    """uint8 mask: 1 at p when repeated[p:p+w] are all true (runs of true of w or more)."""
-    n = len(repeated)
-    out = np.zeros(n + 1, dtype=np.int8)
-    if n == 0 or w > n:
-        return out[:n].view(np.uint8)
-    starts, ends = _runs(repeated)
-    keep = ends - starts >= w
-    np.add.at(out, starts[keep], 1)
-    np.add.at(out, ends[keep] - w + 1, -1)
-    return np.cumsum(out[:n], dtype=np.int8).view(np.uint8)
+def paired_ids(gid: np.ndarray, d: int, groups: int, offsets: np.ndarray | None = None, w: int = 0,
+               use_native: bool = True, scratch: Path | None = None) -> tuple[np.ndarray, int]:
+    """out[p]: the group id of the pair (gid[p], gid[p + d]) where both are >= 0 (ids below
+    `groups`), [p, p + w) lies in one of the documents or regions `offsets` (w = 0: not
+    tested) and the pair occurs twice or more in gid, -1 elsewhere; ids dense, in increasing
+    pairs. Returns (out, how many ids). The native kernel (native.pair_gid), or numpy's
+    lexsort past what it packs (2^32 positions or groups). `scratch`: a folder for the
+    result and the kernel's scratch arrays, as mapped files (None: in memory)."""
+    n = len(gid)
+    if use_native and n < (1 << 32) and groups <= (1 << 32):
+        if scratch is None:
+            return native.pair_gid(gid, d, groups, offsets, w)
+        scratch.mkdir(parents=True, exist_ok=True)
+        names = iter(range(1 << 30))
+        return native.pair_gid(gid, d, groups, offsets, w, out=scratch_npy(scratch / "gid.npy", np.int32, n),
+                               scratch=lambda dtype, k: scratch_npy(scratch / f"pairs{next(names)}.npy", dtype, k))
+    out = np.full(n, -1, dtype=np.int32 if n // 2 < (1 << 31) - 1 else np.int64)
+    if n <= d:
+        return out, 0
+    ok = gid[:n - d] >= 0
+    ok &= gid[d:] >= 0
+    if w:
+        ok &= valid_windows(offsets, n, w)[:n - d].view(bool)
+    p = np.flatnonzero(ok)
+    a, b = gid[p], gid[p + d]
+    order = np.lexsort((b, a))
+    sa, sb = a[order], b[order]
+    run = np.cumsum(np.r_[True, (sa[1:] != sa[:-1]) | (sb[1:] != sb[:-1])]) - 1 if len(p) else p
+    twice = np.bincount(run) >= 2
+    run_id = np.where(twice, np.cumsum(twice) - 1, -1)
+    out[p[order]] = run_id[run]
+    return out, int(twice.sum())
 
 
-def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """[start, end) of every run of true in a boolean array."""
-    edge = np.flatnonzero(np.diff(np.r_[False, mask, False].view(np.int8)))
-    return edge[0::2], edge[1::2]
+def paired_gids(gid: np.ndarray, offsets: np.ndarray, La: int, L: int, groups: int,
+                scratch: Path | None = None) -> tuple[np.ndarray, int]:
+    """The group ids of L-windows (La < L <= 2 La) from those of La-windows (`gid`, over the
+    sorted text of every shard end to end, `offsets` its documents or regions, `groups` ids):
+    the L-window at p is the La-window at p followed by the one at p + L - La (they overlap
+    or touch), so two are equal exactly when both parts are, and one whose part occurs once
+    occurs once. Both parts lie in one document or region when they overlap (and so in one
+    shard); where they touch (L = 2 La) that is tested. Each distinct pair seen twice or more
+    gets an id, in increasing pairs, which is the L-windows' lexicographic order: the
+    repeats stage's numbering. Returns (gid at L, groups at L); `scratch` as for paired_ids."""
+    return paired_ids(gid, L - La, groups, offsets, L if L - La >= La else 0, scratch=scratch)
+
+
+def pairing_steps(L0: int, lengths: Sequence[int]) -> list[tuple[int, int, bool]]:
+    """(from, to, answered) steps that reach each length above L0 by pairing, from the
+    length reached last: to <= 2 * from, with halfway lengths (not answered) where a length
+    is more than twice that."""
+    steps, at = [], L0
+    for L in sorted(set(lengths)):
+        if L <= at:
+            continue
+        chain = [L]
+        while chain[-1] > 2 * at:
+            chain.append((chain[-1] + 1) // 2)
+        for x in reversed(chain):
+            steps.append((at, x, x == L))
+            at = x
+    return steps
 
 
 @dataclass(frozen=True)
@@ -405,42 +457,16 @@ class CappedLcp:
         return {}
 
 
-def extend_common(tokens: np.ndarray, wpos: np.ndarray, wl: np.ndarray, lo: int, L: int, sa_dtype: Any) -> None:
-    """wl[j], the common prefix of windows j-1 and j capped at lo, made exact up to L where
-    it is lo: their tokens compared from lo on, by the LCP kernel run over a stream of the
-    pairs' suffixes (each pair side by side, the rest of the stream the last position, which
-    costs one comparison). Both windows are whole, so no comparison leaves them."""
-    n = len(tokens)
-    at = np.flatnonzero(wl[1:] >= lo) + 1
-    step = max(1, n // 2)
-    for i in range(0, len(at), step):
-        j = at[i:i + step]
-        pairs = np.full(n, n - 1, dtype=sa_dtype)
-        pairs[0:2 * len(j):2] = wpos[j - 1].astype(sa_dtype) + lo
-        pairs[1:2 * len(j):2] = wpos[j].astype(sa_dtype) + lo
-        more = native.lcp_capped(tokens, pairs, L - lo)[1:2 * len(j):2]
-        wl[j] = lo + more.astype(np.uint16)
-
-
 @dataclass(frozen=True)
 class WindowsAt:
-    """Task: one shard's in-region windows of L tokens in suffix order (wpos.npy, wl.npy in
-    out_dir), from a stored suffix array and its LCP array (exact, or capped at the run's
-    length L0 <= L, or at L or more).
-
-    With L at or above L0, a window of L tokens can repeat only where every L0-window inside
-    it repeats (the run's group ids, `gid`), and every occurrence of a repeated one passes
-    that test too: the windows that occur once are left out, so the merge sees runs of
-    repeated text only. Over an LCP array capped at L0, a common prefix below L0 is exact
-    and one of L0 is compared on, for those pairs alone (extend_common)."""
-    build_dir: str      # tokens.npy and offsets.npy (regions or documents)
+    """Task: one shard's in-document windows of L tokens in suffix order (wpos.npy, wl.npy in
+    out_dir), from a stored suffix array and its LCP array (exact, or capped at L or more)."""
+    build_dir: str      # tokens.npy and offsets.npy (documents)
     out_dir: str
     L: int
     sa: str
     lcp: str
-    lcp_cap: int        # what the LCP array is capped at (0: exact)
-    run_L: int = 0      # with gid: the run's window length
-    gid: str = ""       # the run's gid.npy over the same text (L >= run_L only)
+    lcp_cap: int        # what the LCP array is capped at (0: exact), L or more
 
     def __call__(self) -> dict[str, Any]:
         bdir, odir = Path(self.build_dir), Path(self.out_dir)
@@ -448,18 +474,14 @@ class WindowsAt:
         offsets = np.load(bdir / "offsets.npy")
         n = int(offsets[-1])
         L = self.L
+        if 0 < self.lcp_cap < L:
+            raise AssertionError(f"an LCP array capped at {self.lcp_cap} cannot tell windows of {L} tokens apart")
         valid = valid_windows(offsets, n, L)
-        if self.gid:
-            valid &= repeated_runs(load_npy(Path(self.gid)) >= 0, L - self.run_L + 1)
-        sa, lcp = load_npy(Path(self.sa)), load_npy(Path(self.lcp))
-        wdtype = np.int32 if n < (1 << 31) else np.int64
-        if 0 < self.lcp_cap < L:  # capped below L: exact below the cap, compared on at it
-            wpos, wl = native.local_windows(sa, lcp, valid, self.lcp_cap, wpos_dtype=wdtype)
-            extend_common(load_npy(bdir / "tokens.npy"), wpos, wl, self.lcp_cap, L, sa.dtype)
-        else:
-            if self.lcp_cap and lcp.dtype != native.capped_lcp_dtype(L):  # capped higher, in a wider type
-                lcp = np.minimum(lcp, L).astype(native.capped_lcp_dtype(L))
-            wpos, wl = native.local_windows(sa, lcp, valid, L, wpos_dtype=wdtype)
+        lcp = load_npy(Path(self.lcp))
+        if self.lcp_cap and lcp.dtype != native.capped_lcp_dtype(L):  # capped higher, in a wider type
+            lcp = np.minimum(lcp, L).astype(native.capped_lcp_dtype(L))
+        wpos, wl = native.local_windows(load_npy(Path(self.sa)), lcp, valid, L,
+                                        wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
         save_npy(odir / "wpos.npy", wpos)
         save_npy(odir / "wl.npy", wl)
         return {"windows": len(wpos)}
@@ -520,11 +542,14 @@ def _imap(ctx: Context, tasks: list) -> None:
 def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch: Path) -> list[dict[str, Any]]:
     """The substring stage's decisions at each length (all answerable, see length_limits).
 
-    At or above the run's length L0 the build stage's arrays serve (candidate text with the
-    prefilter, its LCP array capped at L0 and compared on where needed), and only runs of the
-    run's repeated windows are read (WindowsAt). Below L0
-    the suffix arrays over all the text do: the build stage's with the prefilter off, else
-    the index's, with an LCP array made once, capped at the longest of those lengths."""
+    At the run's length L0 its own group ids serve; above it, group ids come from those of a
+    shorter length by pairing (paired_gids: L0 to at most 2 L0, that one to at most twice
+    itself, ...), over the text the build stage sorted, with no window, LCP or merge pass.
+    Below L0 the suffix arrays over all the text do: the build stage's with the prefilter
+    off, else the index's, with an LCP array made once, capped at the longest of those
+    lengths, and the repeats stage's windows, merge and scatter at each length."""
+    from .stages.sizing import usable_budget
+
     wf = ws.workflow
     s = wf.substring
     L0 = s.window
@@ -532,13 +557,33 @@ def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch:
     longer = [L for L in lengths if L >= L0]
     if longer:
         built = sorted_dirs(ws, wf)
-        lcps = [d / "lcp.npy" for d in built]   # exact, or capped at L0: longer ones compared on (WindowsAt)
-        run_gid = [d / "gid.npy" for d in window_dirs(ws, L0)]   # the repeats stage's group ids
-        for L in longer:
-            outs = [scratch / f"L{L}" / b.name for b in built]
-            _imap(ctx, [WindowsAt(str(b), str(o), L, str(b / "sa.npy"), str(lcp), L0 if s.prefilter else 0, L0, str(g))
-                        for b, o, lcp, g in zip(built, outs, lcps, run_gid)])
-            out[L] = _decide(ws, L, ctx, built, outs, s.prefilter)
+        run_gid = [load_npy(d / "gid.npy") for d in window_dirs(ws, L0)]   # the repeats stage's group ids
+        groups = int(ws.stage_detail("repeats")["groups"])
+        if L0 in longer:
+            out[L0] = _select_at(ws, L0, ctx, built, run_gid, groups, s.prefilter, scratch / f"L{L0}")
+        steps = pairing_steps(L0, longer)
+        if steps:  # every shard's sorted text end to end, its documents or regions placed in it
+            sizes = [len(g) for g in run_gid]
+            bases = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+            offsets = np.concatenate([np.load(b / "offsets.npy")[:-1] + bases[k] for k, b in enumerate(built)]
+                                     + [bases[-1:]])
+            gid = run_gid[0] if len(run_gid) == 1 else np.concatenate(run_gid)
+            # the result and the kernel's scratch (24 bytes a position at most) in mapped files
+            # when they would take over half of the usable memory budget
+            mapped = int(bases[-1]) * 24 > usable_budget(wf) // 2
+            for La, L, answered in steps:
+                prev = gid
+                gid, groups = paired_gids(gid, offsets, La, L, groups, scratch / f"pairs_{L}" if mapped else None)
+                del prev
+                for f in (scratch / f"pairs_{L}").glob("pairs*.npy"):
+                    f.unlink()
+                if answered:
+                    views = [gid[bases[k]:bases[k + 1]] for k in range(len(built))]
+                    out[L] = _select_at(ws, L, ctx, built, views, groups, s.prefilter, scratch / f"L{L}")
+                    del views
+                if mapped and La != L0:
+                    shutil.rmtree(scratch / f"pairs_{La}", ignore_errors=True)
+            del gid
     shorter = [L for L in lengths if L < L0]
     if shorter:
         shards = shard_dirs(ws)
@@ -553,31 +598,34 @@ def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch:
             outs = [scratch / f"L{L}" / d.name for d in shards]
             _imap(ctx, [WindowsAt(str(d), str(o), L, str(sa), str(lcp), cap)
                         for d, o, sa, lcp in zip(shards, outs, sas, lcps)])
-            out[L] = _decide(ws, L, ctx, shards, outs, False)
+            groups = Repeats._merge(ctx, shards, outs, L, max(1, wf.run.n_workers))
+            gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
+            _imap(ctx, [ScatterAt(str(d), str(o), gid_dtype, L) for d, o in zip(shards, outs)])
+            for o in outs:  # only the group ids are read from here on
+                for f in ("wpos.npy", "wl.npy", "run_gid.npy"):
+                    (o / f).unlink(missing_ok=True)
+            out[L] = _select_at(ws, L, ctx, shards, [load_npy(o / "gid.npy") for o in outs], groups, False,
+                                scratch / f"L{L}")
+            shutil.rmtree(scratch / f"L{L}", ignore_errors=True)
         for o in lcps:
             if o.is_relative_to(scratch):
                 o.unlink()
     return [out[L] for L in lengths]
 
 
-def _decide(ws: Workspace, L: int, ctx: Context, built: list[Path], outs: list[Path], regions: bool) -> dict[str, Any]:
-    """From each shard's windows of L tokens in suffix order (wpos.npy, wl.npy in `outs`):
-    the cross-shard merge, the group ids, the keep rule and the drop rule, in document order,
-    and the characters they remove (the stages' own kernels). `built`: the sorted text
-    (tokens, offsets; the candidate regions' starts when `regions`)."""
+def _select_at(ws: Workspace, L: int, ctx: Context, built: list[Path], gids: list[np.ndarray], groups: int,
+               regions: bool, folder: Path) -> dict[str, Any]:
+    """From the group ids of L-windows over each shard's sorted text (one array per shard,
+    `groups` groups across them): the keep rule and the drop rule, in document order, and
+    the characters they remove (the remove stage's kernels). `built`: the sorted text
+    (offsets; the candidate regions' starts when `regions`); `folder`: for group state too
+    large for memory, removed at the end."""
     from .stages.sizing import usable_budget
 
     wf = ws.workflow
     s = wf.substring
     shards = shard_dirs(ws)
-    folder = outs[0].parent if outs else ws.root
-    groups = Repeats._merge(ctx, built, outs, L, max(1, wf.run.n_workers))
-    gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
-    _imap(ctx, [ScatterAt(str(b), str(o), gid_dtype, L) for b, o in zip(built, outs)])
-    for o in outs:  # only the group ids are read from here on
-        for f in ("wpos.npy", "wl.npy", "run_gid.npy"):
-            (o / f).unlink(missing_ok=True)
-
+    folder.mkdir(parents=True, exist_ok=True)
     offsets = [np.load(d / "offsets.npy") for d in shards]
     doc_ids = [np.load(d / "docs.npy") for d in shards]
     bases = np.concatenate(([0], np.cumsum([int(o[-1]) for o in offsets])))
@@ -591,21 +639,18 @@ def _decide(ws: Workspace, L: int, ctx: Context, built: list[Path], outs: list[P
     else:
         first = _state(folder / "state.npy", groups, budget // 2)
         second = _state(folder / "state2.npy", groups, budget // 2)
-        for k, o in enumerate(outs):
-            native.first_two(load_npy(o / "gid.npy"), int(offsets[k][-1]), int(bases[k]), first, second, runs=runs(k))
+        for k, g in enumerate(gids):
+            native.first_two(g, int(offsets[k][-1]), int(bases[k]), first, second, runs=runs(k))
     tok = run_tokenizer(ctx)
     store = TextStore(ws.root)
     documents = dropped = cut = spans = removed_tokens = removed_chars = 0
-    for k, o in enumerate(outs):
-        gid = load_npy(o / "gid.npy")
+    for k, gid in enumerate(gids):
         if s.keep == "first":
             rem, drp, (sd, ss, se, _) = native.select_first(gid, offsets[k], L, s.drop_fraction, int(bases[k]), src,
                                                             runs=runs(k))
         else:
             rem, drp, (sd, ss, se, _) = native.select_none(gid, offsets[k], L, s.drop_fraction, int(bases[k]), first,
                                                            second, runs=runs(k))
-        del gid
-        (o / "gid.npy").unlink()
         cs, ce = char_spans(tok, store.texts, load_npy(shards[k] / "tokens.npy"), offsets[k], doc_ids[k], sd, ss, se)
         chars = np.zeros(len(doc_ids[k]), np.int64)
         np.add.at(chars, sd, ce - cs)
@@ -617,7 +662,8 @@ def _decide(ws: Workspace, L: int, ctx: Context, built: list[Path], outs: list[P
         spans += len(sd)
         removed_tokens += int(rem.sum())
         removed_chars += int(chars[~drp].sum() + n_chars.sum())
-    shutil.rmtree(folder, ignore_errors=True)
+    for f in ("state.npy", "state2.npy"):
+        (folder / f).unlink(missing_ok=True)
     return {"value": L, "documents": documents, "kept": documents - dropped, "dropped": dropped,
             "removed_chars": removed_chars, "cut": cut, "spans": spans, "removed_tokens": removed_tokens,
             "groups": groups}

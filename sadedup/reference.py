@@ -595,6 +595,22 @@ def check(wf: "Workflow", here: Path, output: str | Path | None = None) -> list[
     return refs
 
 
+def _outputs_of(r: Reference) -> set[Path]:
+    """The local files a reference's export wrote (its output, or the parts of a sharded one)."""
+    from .outputs import output_of
+
+    found: set[Path] = set()
+    try:
+        spec = r.ws.output
+        if spec and not output_of(spec).remote:
+            found.add(Path(output_of(spec).first).resolve())
+        parts = r.ws.stage_detail("export").get("parts") or []
+    except (SadedupError, OSError, ValueError):
+        return found
+    found.update(Path(p).resolve() for p in parts if isinstance(p, str) and not is_url(p))
+    return found
+
+
 def _refuse_inside(refs: list[Reference], here: Path, output: str | Path | None) -> None:
     """Nothing this run writes may be in a reference's folder: not its work folder, not its
     output (a work folder made inside the reference was accepted and written there); nor may a
@@ -617,6 +633,9 @@ def _refuse_inside(refs: list[Reference], here: Path, output: str | Path | None)
         if out is not None and out.is_relative_to(r.root):
             raise SadedupError(f"output {output} is inside reference {r.root}; write it elsewhere (nothing in a "
                                f"reference folder is written)")
+        if out is not None and out in _outputs_of(r):
+            # it overwrote the reference's clean output, and left it unfinished (its export stale)
+            raise SadedupError(f"output {output} is the output of reference {r.root}; write it elsewhere")
 
 
 def close_all(refs: list[Reference]) -> None:

@@ -271,6 +271,12 @@ def test_refused_in_one_line(cli, tmp_path):
         p = cli("run", "--input", f2, "--output", out, "--workdir", workdir, "--reference", ref, *FAST, check=False)
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
         assert "is inside reference" in p.stderr
+    # the reference's own output: refused (it was overwritten, and the reference left unfinished)
+    before = (tmp_path / "a.jsonl").read_bytes()
+    p = cli("run", "--input", f2, "--output", tmp_path / "a.jsonl", "--workdir", tmp_path / "other", "--reference",
+            ref, *FAST, check=False)
+    assert p.returncode == 2 and "is the output of reference" in p.stderr, p.stderr
+    assert (tmp_path / "a.jsonl").read_bytes() == before
     assert snapshot(ref) == shot
     # the reference's signatures deleted: its minhash stage is not done (it stayed done, the
     # run failed halfway on a missing .npy, and no command made them again)

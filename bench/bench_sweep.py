@@ -1,0 +1,78 @@
+"""A substring sweep over two lengths vs one rerun at one of them (issue 15), alternated.
+
+The work folder W is a finished run (e.g. `sadedup run --input real60.jsonl --output o.jsonl
+--workdir W --set stages=substring --workers 1 --executor inline`). Each round times, as child
+processes (wall, and user + system CPU from getrusage): `sadedup sweep W --min-length LENGTHS`
+for every tree given (name=PYTHONPATH, "" for the installed one, so a commit can be compared
+with another), then a rerun: W copied (not timed) and `sadedup run --workdir COPY --set
+substring.min_length=RERUN`, which redoes candidates, build, repeats, remove and export.
+
+    python bench/bench_sweep.py W --lengths 200,300 --rerun 200 --trees now= --repeat 5
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ONE = ["--workers", "1", "--executor", "inline"]
+
+
+def timed(cmd: list[str], env: dict) -> tuple[dict, str]:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode:
+        raise SystemExit(p.stderr)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return {"wall": round(wall, 2), "cpu": round(cpu, 2), "load": round(load, 2)}, p.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("workdir", type=Path)
+    ap.add_argument("--lengths", default="200,300")
+    ap.add_argument("--rerun", default="200", help="the length of the rerun ('' for none)")
+    ap.add_argument("--trees", default="now=", help="name=PYTHONPATH,... ('' = the installed sadedup)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    trees = dict(t.split("=", 1) for t in args.trees.split(","))
+    rows: list[dict] = []
+    for rep in range(args.repeat):
+        for name, pp in trees.items():
+            env = {**os.environ, "CI": "1", **({"PYTHONPATH": pp} if pp else {})}
+            m, out = timed([sys.executable, "-m", "sadedup.cli", "sweep", str(args.workdir), "--min-length",
+                            args.lengths, "--format", "json", *ONE], env)
+            ans = {r["value"]: {k: r.get(k) for k in ("kept", "dropped", "removed_chars")}
+                   for r in json.loads(out)["min_length"]}
+            rows.append({"what": f"sweep {args.lengths} ({name})", "rep": rep, **m, "answers": ans})
+            print(json.dumps(rows[-1]), flush=True)
+        if args.rerun:
+            copy = args.workdir.with_name(args.workdir.name + "-rerun")
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(args.workdir, copy)
+            m, _ = timed([sys.executable, "-m", "sadedup.cli", "run", "--workdir", str(copy), "--set",
+                          f"substring.min_length={args.rerun}", *ONE], {**os.environ, "CI": "1"})
+            rows.append({"what": f"rerun at {args.rerun}", "rep": rep, **m})
+            print(json.dumps(rows[-1]), flush=True)
+    for what in dict.fromkeys(r["what"] for r in rows):
+        got = [r for r in rows if r["what"] == what]
+        print(f"{what}: median wall {statistics.median(r['wall'] for r in got)} s, "
+              f"CPU {statistics.median(r['cpu'] for r in got)} s")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

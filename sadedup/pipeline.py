@@ -107,6 +107,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     workflow argument never switches the folder back to the default. `references`: the
     --reference folders, in place of the workflow's run.reference."""
     recorded = _recorded_workflow(workdir) if workflow is None else None
+    kept_refs: tuple[str, ...] = ()
     wf = anchored(apply_overrides(recorded, overrides or []) if recorded is not None
                   else load_workflow(workflow, overrides))
     if references is not None:
@@ -119,10 +120,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         was = _recorded_workflow(workdir)
         if was is not None and was.run.reference:
             wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=was.run.reference))
-            from .progress import say
-
-            say(f"{workdir}: its recorded references are kept ({', '.join(was.run.reference)}); --reference or "
-                f"--set run.reference= replaces them")
+            kept_refs = was.run.reference
     wf = reference.anchor(wf)
     check_budget(wf)  # a shard size or signature size over the budget is refused before any work
     check_spec(wf.substring.tokenizer)  # so is a tokenizer file that cannot load
@@ -169,6 +167,11 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         _retire(ws)
         if recorded is not None:  # said once the command goes ahead, not before a refusal
             _say_kept(workdir, wf, overrides)
+        if kept_refs:  # so is this
+            from .progress import say
+
+            say(f"{workdir}: its recorded references are kept ({', '.join(kept_refs)}); --reference or "
+                f"--set run.reference= replaces them")
     except BaseException:
         reference.close_all(refs)
         ws.unlock()

@@ -193,9 +193,12 @@ def _check_output(output: str | Path, inputs: list, workdir: str | Path) -> None
                            f"or a read-only file system)")
 
 
-def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path | None = None) -> Workspace:
+def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path | None = None,
+            require: str | None = None) -> Workspace:
     """An existing work folder, locked, its workflow changed by `overrides`, its output
-    (what `run` and `export` write by default) set to `output` when given."""
+    (what `run` and `export` write by default) set to `output` when given. `require`: the
+    stage the command runs, refused (`_require`) with the changed workflow before any of the
+    change is kept: a refused command leaves the folder as it was."""
     ws = Workspace(workdir)
     ws.lock()
     try:
@@ -205,9 +208,19 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
             wf = reference.anchor(anchored(apply_overrides(ws.workflow, overrides or [])))
             check_budget(wf)
             refs = reference.check(wf, ws.root, output)
+            old = ws.read_state()
             ws.configure(wf, None, None if output is None else str(output))
             reference.adopt(ws, refs)
+            if require is not None:
+                try:
+                    _require(ws, require)
+                except SadedupError:
+                    if old is not None:
+                        ws.write_state(old)
+                    raise
             _retire(ws)
+        elif require is not None:
+            _require(ws, require)
     except BaseException:
         reference.release(ws)
         ws.unlock()
@@ -392,9 +405,8 @@ def ingest(inputs: list[str | Path], workdir: str | Path, workflow: str | None =
 def stage(name: str, workdir: str | Path, overrides: list[str] | None = None, executor: str | None = None,
           workers: int | None = None, **kw: Any) -> dict[str, Any]:
     """Runs one stage (and the stages its command includes) on an existing work folder."""
-    ws = _reopen(workdir, _with_workers(overrides, workers), kw.pop("output", None))
+    ws = _reopen(workdir, _with_workers(overrides, workers), kw.pop("output", None), require=name)
     with _session(ws, name, executor) as ctx:
-        _require(ws, name)
         first = [s for s in graph.node(name).stage().runs_after if graph.enabled(s, ctx.wf)]
         done = _run_stages(ctx, first)
         s = graph.node(name).stage() if not kw else type(graph.node(name).stage())(**kw)

@@ -161,6 +161,19 @@ def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, fresh, fir
         assert ("recorded workflow is kept" in p.stderr) == note, (named, sets, p.stderr)
 
 
+def test_a_refused_stage_command_keeps_nothing_of_its_set(cli, first_run, tmp_path):
+    """A stage command refused because a stage before it is not current (here made stale by
+    its own --set) leaves the folder as it was: its --set is not kept for the next command."""
+    w = tmp_path / "w"
+    full, full_decisions = first_run(w)
+    state = (w / "state.json").read_bytes()
+    one_line_refusal(cli("remove", w, "--set", "substring.min_length=30", check=False), "needs")
+    assert (w / "state.json").read_bytes() == state and current(w)
+    out = tmp_path / "again.jsonl"
+    cli("export", w, "--output", out)
+    assert out.read_bytes() == full and decisions(w) == full_decisions
+
+
 @pytest.mark.parametrize("damage", ["delete", "corrupt"])
 @pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy",
                                       "substring/*/L20/shard_00000/sa.npy", "substring/*/L20/shard_00000/gid.npy"])

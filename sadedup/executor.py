@@ -210,7 +210,13 @@ class LocalExecutor:
                     p.kill()
                 except Exception:
                     pass
+            manager = getattr(self._pool, "_executor_manager_thread", None)
             self._pool.shutdown(wait=False, cancel_futures=True)
+            # the pool's thread ends once it sees its workers gone, closing its wake-up pipe;
+            # waited for (briefly) so the interpreter's exit hook, which writes to that pipe,
+            # finds it closed instead of racing the close ("Bad file descriptor" at exit)
+            if manager is not None:
+                manager.join(timeout=10)
         else:
             self._pool.shutdown(wait=True, cancel_futures=True)
         self._pool = None

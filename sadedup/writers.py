@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import zstandard
 
@@ -359,6 +358,8 @@ def _conform(batch: pa.RecordBatch, schema: pa.Schema, output: Path) -> pa.Table
 
 def _with_texts(batch: pa.RecordBatch, text_field: str, texts: dict[int, str]) -> pa.RecordBatch:
     """The batch with the text of row i replaced by texts[i], in the column's own type."""
+    import pyarrow.compute as pc  # here: its import costs every command a tenth of a second
+
     i = batch.schema.get_field_index(text_field)
     col = batch.column(i)
     plain = col if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else col.cast(pa.large_string())

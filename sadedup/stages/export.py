@@ -31,7 +31,6 @@ import pyarrow as pa
 from .. import faults, formats
 from ..db import DB_NAME, column_rows
 from ..errors import SadedupError
-from ..locations import as_path
 from ..executor import imap_reading
 from ..progress import bar, warn
 from ..readers import PIECE_BYTES, InputFile, expand_inputs, input_pieces, parquet_batches, read_records

@@ -791,22 +791,6 @@ def streams(ctx: "Context") -> list[Stream]:
     return [st for s in ref_shards(ctx) for st in s.streams()] if ctx.wf.run.reference else []
 
 
-def _sorted_slice(arrays: list[np.ndarray], lo: int | None, hi: int | None) -> np.ndarray:
-    """The values in [lo, hi) of sorted arrays, merged and sorted."""
-    lo_v = None if lo is None else np.uint64(lo)
-    hi_v = None if hi is None else np.uint64(hi)
-    chunk = [np.asarray(a[0 if lo_v is None else np.searchsorted(a, lo_v):
-                          len(a) if hi_v is None else np.searchsorted(a, hi_v)]) for a in arrays]
-    h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
-    if len(chunk) > 1:
-        h.sort(kind="stable")  # timsort: the sorted runs merge in linear passes
-    return h
-
-
-def _distinct(h: np.ndarray) -> np.ndarray:
-    return h[np.concatenate(([True], h[1:] != h[:-1]))] if len(h) else h
-
-
 @dataclass(frozen=True)
 class CrossRange:
     """Task: in one range of hash values, the anchor hashes of this run that are repeated
@@ -819,10 +803,12 @@ class CrossRange:
     out: str
 
     def __call__(self) -> dict[str, Any]:
-        b = _sorted_slice([load_npy(Path(f)) for f in self.own], self.lo, self.hi)
-        a = _distinct(_sorted_slice([load_npy(Path(f)) for f in self.refs], self.lo, self.hi))
+        from .stages.candidates import distinct, sorted_slice
+
+        b = sorted_slice([load_npy(Path(f)) for f in self.own], self.lo, self.hi)
+        a = distinct(sorted_slice([load_npy(Path(f)) for f in self.refs], self.lo, self.hi))
         dup = b[1:][b[1:] == b[:-1]]
-        found = np.union1d(_distinct(dup), np.intersect1d(a, _distinct(b), assume_unique=True))
+        found = np.union1d(distinct(dup), np.intersect1d(a, distinct(b), assume_unique=True))
         save_npy(Path(self.out), found.astype(np.uint64, copy=False))
         return {"hashes": len(found)}
 
@@ -834,7 +820,7 @@ def repeated_hashes(stage: "Stage", ctx: "Context", key: str, own: list[Path], m
     anchors are theirs where their candidates stage kept them, else made here from their
     shards (in this run's folder)."""
     from .stages.base import ShardJob, chain
-    from .stages.candidates import ANCHOR_FILES, AnchorShard, hash_cuts
+    from .stages.candidates import ANCHOR_FILES, AnchorShard, hash_cuts, range_tasks
 
     L = ctx.wf.substring.window
     shards = ref_shards(ctx)
@@ -844,15 +830,8 @@ def repeated_hashes(stage: "Stage", ctx: "Context", key: str, own: list[Path], m
         for s in shards if not s.own_anchors])
     refs = [s.anchors_dir / "anchors_sorted.npy" for s in shards]
     cuts = hash_cuts([load_npy(p) for p in [*own, *refs]], memory, parts)
-    outs = [folder / f"repeated_{i:05d}.npy" for i in range(len(cuts) - 1)]
-    tasks = [CrossRange(tuple(map(str, own)), tuple(map(str, refs)), cuts[i], cuts[i + 1], str(outs[i]))
-             for i in range(len(outs))]
-    for _ in ctx.executor.imap(tasks):
-        pass
-    found = [np.load(o) for o in outs]
-    for o in outs:
-        o.unlink()
-    return np.concatenate(found) if found else np.zeros(0, np.uint64)
+    mine, theirs = tuple(map(str, own)), tuple(map(str, refs))
+    return range_tasks(ctx.executor, folder, cuts, lambda lo, hi, out: CrossRange(mine, theirs, lo, hi, out))
 
 
 REF_TEXT_FILES = ("tokens.npy", "offsets.npy", "starts.npy", "sa.npy", "lcp.npy", "wpos.npy", "wl.npy")

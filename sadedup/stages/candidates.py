@@ -80,9 +80,8 @@ def hash_cuts(arrays: list[np.ndarray], memory: int, parts: int) -> list[int | N
     return [None, *(int(sample[len(sample) * i // n]) for i in range(1, n) if len(sample)), None]
 
 
-def repeated_in_range(arrays: list[np.ndarray], lo: int | None, hi: int | None) -> np.ndarray:
-    """Sorted distinct hashes in [lo, hi) that occur at least twice over the sorted arrays
-    (equal hashes share a range)."""
+def sorted_slice(arrays: list[np.ndarray], lo: int | None, hi: int | None) -> np.ndarray:
+    """The values in [lo, hi) of sorted hash arrays, merged and sorted (None: unbounded)."""
     lo_v = None if lo is None else np.uint64(lo)
     hi_v = None if hi is None else np.uint64(hi)
     chunk = [np.asarray(a[0 if lo_v is None else np.searchsorted(a, lo_v):
@@ -90,8 +89,19 @@ def repeated_in_range(arrays: list[np.ndarray], lo: int | None, hi: int | None) 
     h = np.concatenate(chunk) if chunk else np.zeros(0, np.uint64)
     if len(chunk) > 1:
         h.sort(kind="stable")  # timsort: merges the shards' sorted runs in linear passes
-    dup = h[1:][h[1:] == h[:-1]]
-    return dup[np.concatenate(([True], dup[1:] != dup[:-1]))] if len(dup) else dup
+    return h
+
+
+def distinct(h: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array."""
+    return h[np.concatenate(([True], h[1:] != h[:-1]))] if len(h) else h
+
+
+def repeated_in_range(arrays: list[np.ndarray], lo: int | None, hi: int | None) -> np.ndarray:
+    """Sorted distinct hashes in [lo, hi) that occur at least twice over the sorted arrays
+    (equal hashes share a range)."""
+    h = sorted_slice(arrays, lo, hi)
+    return distinct(h[1:][h[1:] == h[:-1]])
 
 
 @dataclass(frozen=True)
@@ -115,17 +125,22 @@ def repeated_hashes(sorted_files: list[Path], memory: int, parts: int = 1, execu
     tasks on `executor` (each writes its range to `folder`), else here one after another."""
     arrays = [load_npy(p) for p in sorted_files]
     cuts = hash_cuts(arrays, memory, parts)
-    if executor is None:
-        found = [repeated_in_range(arrays, cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
-    else:
-        outs = [folder / f"repeated_{i:05d}.npy" for i in range(len(cuts) - 1)]
-        tasks = [RepeatedRange(tuple(map(str, sorted_files)), cuts[i], cuts[i + 1], str(outs[i]))
-                 for i in range(len(outs))]
-        for _ in executor.imap(tasks):
-            pass
-        found = [np.load(o) for o in outs]
-        for o in outs:
-            o.unlink()
+    if executor is not None:
+        files = tuple(map(str, sorted_files))
+        return range_tasks(executor, folder, cuts, lambda lo, hi, out: RepeatedRange(files, lo, hi, out))
+    found = [repeated_in_range(arrays, cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    return np.concatenate(found) if found else np.zeros(0, np.uint64)
+
+
+def range_tasks(executor, folder: Path, cuts: list, task) -> np.ndarray:
+    """The hashes `task(lo, hi, out)` writes to `out` for each range of `cuts`, run as tasks
+    on `executor` (their files in `folder`, gone once read), concatenated in range order."""
+    outs = [folder / f"repeated_{i:05d}.npy" for i in range(len(cuts) - 1)]
+    for _ in executor.imap([task(cuts[i], cuts[i + 1], str(outs[i])) for i in range(len(outs))]):
+        pass
+    found = [np.load(o) for o in outs]
+    for o in outs:
+        o.unlink()
     return np.concatenate(found) if found else np.zeros(0, np.uint64)
 
 

@@ -53,7 +53,7 @@ from . import db, native
 from .errors import SadedupError
 from .locations import is_url
 from .progress import say
-from .workspace import files_checksum, load_npy, save_npy, task_sums
+from .workspace import files_checksum, flock_or_holder, load_npy, save_npy, task_sums
 
 if TYPE_CHECKING:
     from .config import Workflow
@@ -179,16 +179,8 @@ class Reference:
 
     # ---- a reader's lock: no sadedup run may write the reference while this run reads it
     def lock(self) -> None:
-        path = self.root / ".lock"
-        if self._lock_fd is not None or not path.exists():
-            return  # a folder never locked has never been written by a run
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise SadedupError(f"reference {self.root} is in use by another sadedup run; wait for it") from None
-        self._lock_fd = fd
+        if self._lock_fd is None:
+            self._lock_fd = _read_lock(self.root, str(self.root))
 
     def close(self) -> None:
         if self._lock_fd is not None:
@@ -473,13 +465,9 @@ def _read_lock(root: Path, path: str) -> int | None:
     if not lock.exists():
         return None
     fd = os.open(lock, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        other = os.pread(fd, 64, 0).decode(errors="replace").strip()
-        os.close(fd)
-        raise SadedupError(f"reference {path} is in use by another sadedup run{f' (pid {other})' if other else ''}; "
-                           f"wait for it") from None
+    held = flock_or_holder(fd, fcntl.LOCK_SH)
+    if held is not None:
+        raise SadedupError(f"reference {path} is in use by another sadedup run{held}; wait for it")
     return fd
 
 

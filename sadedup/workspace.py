@@ -154,6 +154,18 @@ def files_checksum(paths: list[Path]) -> tuple[int, str]:
     return size, h.hexdigest()
 
 
+def flock_or_holder(fd: int, mode: int) -> str | None:
+    """Takes the lock `mode` on a .lock file's fd without waiting: None when taken, else
+    " (pid N)" of the run holding it (or ""), with the fd closed."""
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        other = os.pread(fd, 64, 0).decode(errors="replace").strip()
+        os.close(fd)
+        return f" (pid {other})" if other else ""
+
+
 def file_bytes(paths) -> int:
     """The size of files a task (or the driver) wrote, for its `wrote` count (executor.tally)."""
     return sum(os.path.getsize(p) for p in paths)
@@ -226,13 +238,10 @@ class Workspace:
     # ---- locking: one writer per work folder; a killed run's lock dies with its process
     def lock(self) -> None:
         fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.pread(fd, 64, 0).decode(errors="replace").strip()
-            os.close(fd)
-            raise SadedupError(f"work folder {self.root} is in use by another sadedup run"
-                               f"{f' (pid {other})' if other else ''}; wait for it or use another --workdir") from None
+        held = flock_or_holder(fd, fcntl.LOCK_EX)
+        if held is not None:
+            raise SadedupError(f"work folder {self.root} is in use by another sadedup run{held}; wait for it or "
+                               f"use another --workdir")
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd

@@ -150,6 +150,19 @@ def _figure(width: float, height: float) -> Any:
     return fig
 
 
+def _ticks(axis: Any, log: bool, nbins: int, fmt: Callable[[float], str]) -> None:
+    """An axis's ticks: decades on a log scale (no minor ticks), else a few round values;
+    labels by `fmt`."""
+    from matplotlib import ticker
+
+    if log:
+        axis.set_major_locator(ticker.LogLocator(base=10, numticks=12))
+        axis.set_minor_locator(ticker.NullLocator())
+    else:
+        axis.set_major_locator(ticker.MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: fmt(v)))
+
+
 class Plot:
     """A chart drawn with matplotlib: linear or log axes, lines, points, error bars, bars,
     reference lines and a legend where it covers the least data (loc="best"). Sizes are in
@@ -161,7 +174,6 @@ class Plot:
                  xticks: Sequence[tuple[float, str]] | None = None, yfmt: Callable[[float], str] = _tick_label,
                  xfmt: Callable[[float], str] = _tick_label) -> None:
         import matplotlib
-        from matplotlib import ticker
 
         self.title, self.w, self.h = title, width, height
         self.legend = False
@@ -187,21 +199,11 @@ class Plot:
             ax.set_axisbelow(True)
             ax.tick_params(axis="y", length=0, pad=6)
             ax.tick_params(axis="x", which="minor", length=0)
-            if ylog:
-                ax.yaxis.set_major_locator(ticker.LogLocator(base=10, numticks=12))
-                ax.yaxis.set_minor_locator(ticker.NullLocator())
-            else:
-                ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
-            ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: yfmt(v)))
+            _ticks(ax.yaxis, ylog, 5, yfmt)
             if xticks is not None:
                 ax.set_xticks([v for v, _ in xticks], [lab for _, lab in xticks])
             else:
-                if xlog:
-                    ax.xaxis.set_major_locator(ticker.LogLocator(base=10, numticks=12))
-                    ax.xaxis.set_minor_locator(ticker.NullLocator())
-                else:
-                    ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
-                ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: xfmt(v)))
+                _ticks(ax.xaxis, xlog, 6, xfmt)
         self.max_bar = 64.0  # a few wide bins: bars of a readable width
 
     def _label(self, label: str | None) -> str:

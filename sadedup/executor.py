@@ -14,6 +14,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 Task = Callable[[], Any]
@@ -179,7 +180,10 @@ class LocalExecutor:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
-                    result, peak, cpu = fut.result()
+                    try:
+                        result, peak, cpu = fut.result()
+                    except BrokenProcessPool:
+                        raise _worker_died(tasks[i]) from None
                     self.peak, self.cpu = max(self.peak, peak), self.cpu + cpu
                     tally(self.moved, tasks[i], result)
                     for j, task in itertools.islice(queue, 1):  # the next one, before the caller works
@@ -220,6 +224,16 @@ class LocalExecutor:
         else:
             self._pool.shutdown(wait=True, cancel_futures=True)
         self._pool = None
+
+
+def _worker_died(task: Task) -> Exception:
+    """A worker killed mid-task (the out-of-memory killer, a kill -9): one line that says so.
+    Nothing it half-wrote is trusted by a rerun (tasks write atomically), so a rerun resumes."""
+    from .errors import SadedupError
+
+    return SadedupError(f"a worker process died during its {type(task).__name__} task (killed from outside, "
+                        "often by the out-of-memory killer: a smaller --memory-budget or fewer --workers helps); "
+                        "rerun the command to resume from the finished work")
 
 
 def _measured(task: Task) -> tuple[Any, int, float]:

@@ -383,3 +383,19 @@ def test_export_to_another_output_becomes_the_folders_output(cli, corpus, tmp_pa
     assert other.read_bytes() == out.read_bytes()
     p = cli("export", w, "--output", tmp_path / "missing" / "x.jsonl", check=False)
     one_line_refusal(p, "does not exist")
+
+
+def test_a_worker_killed_mid_task_is_one_line_and_the_rerun_resumes(cli, corpus, fresh, tmp_path):
+    """A pool worker killed during its task (the out-of-memory killer, kill -9): one line that
+    says what happened and how to go on, not "internal error", and the rerun gives a fresh
+    run's output. Two input files make ingest two tasks, so the pool runs them."""
+    lines = corpus.read_text(encoding="utf-8").splitlines(keepends=True)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(lines[:len(lines) // 2]), encoding="utf-8")
+    b.write_text("".join(lines[len(lines) // 2:]), encoding="utf-8")
+    args = ["run", "--input", a, "--input", b, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w",
+            "--set", "substring.min_length=20", "--workers", "2", "--executor", "local"]
+    p = cli(*args, check=False, env={"SADEDUP_CRASH": "ingest.row"})
+    one_line_refusal(p, "worker process died", "IngestPiece", "rerun")
+    cli(*args)
+    assert ((tmp_path / "out.jsonl").read_bytes(), decisions(tmp_path / "w")) == fresh()

@@ -186,7 +186,8 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
                                                    "here). Alone: resume the run recorded there.")] = None,
         set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = None, workers: Workers = None,
         write_clean_eval: CleanEval = None, reference: References = None, format: RunFormat = "text"):
-    """Run every stage of a workflow: ingest, exact, minhash, substring (tokenize, build, repeats, remove), export.
+    """Run every stage of a workflow: ingest, exact, minhash, lines, passages, decontaminate, substring
+    (tokenize, candidates, build, repeats, remove), export; the workflow's `stages` says which run.
 
     Give --input, --output and --workdir together. Work already done in the work folder is
     skipped, so rerunning after a crash resumes; a stage whose settings or inputs changed is
@@ -386,7 +387,7 @@ def sql(workdir: WorkdirArg, query: Annotated[str, typer.Argument(help="One SQL 
                                             help="table, csv, json (one array) or jsonl (one object a line).")]
         = "table"):
     """Query the provenance database read-only. Tables: runs, documents, spans, clusters,
-    cluster_members, stages, input_errors.
+    cluster_members, stages, input_errors, refs, eval_items.
 
     In the table, NULL is shown as NULL (dimmed) and a text that reads NULL as 'NULL'; in csv
     NULL is an empty field and the empty text ""; in json and jsonl NULL is null. A BLOB is its

@@ -50,3 +50,14 @@ def test_every_command_is_a_python_function():
     assert {"run", "lines", "passages", "decontaminate", "count", "report"} <= set(names)
     missing = [n for n in names if not callable(getattr(sadedup, n, None)) or not getattr(sadedup, n).__doc__]
     assert missing == []
+
+
+def test_help_names_every_stage_and_table(command_help):
+    """`run --help` lists every stage of the graph and `sql --help` every table a query can
+    read: a stage or table added later without them is a help that lies by omission."""
+    from sadedup.graph import NODES
+
+    run_help = " ".join(command_help("run").split())
+    assert [n.name for n in NODES if not re.search(rf"\b{n.name}\b", run_help)] == []
+    sql_help = " ".join(command_help("sql").split())
+    assert [t for t in metadata.tables if not re.search(rf"\b{t}\b", sql_help)] == []

@@ -231,3 +231,66 @@ def test_a_bad_output_pattern_is_refused(cli, inputs, tmp_path):
                        (tmp_path / "{shard}" / "p.jsonl", "only in the file name"),
                        (tmp_path / "p-{shard:s}.jsonl", "does not take a number")):
         one_line(cli("run", "--input", inputs, "--output", spec, "--workdir", tmp_path / "w", check=False), word)
+
+
+# hf:// served from a local folder, as the Hub answers: no modification time, a blob id per
+# content (what a real Hub listing gives). It clobbers huggingface_hub's implementation in the
+# CLI and its pool workers, so nothing reaches the network.
+FAKE_HUB = '''
+import hashlib
+import os
+
+import fsspec
+from fsspec.implementations.dirfs import DirFileSystem
+from fsspec.implementations.local import LocalFileSystem
+
+
+class FakeHub(DirFileSystem):
+    protocol = "hf"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(path=os.environ["FAKE_HUB_ROOT"], fs=LocalFileSystem())
+
+    def info(self, path, **kwargs):
+        info = super().info(path, **kwargs)
+        info = {k: v for k, v in info.items() if k in ("name", "size", "type")}
+        if info["type"] == "file":
+            with open(self._join(path), "rb") as f:
+                info["blob_id"] = hashlib.sha1(f.read()).hexdigest()
+        return info
+
+
+fsspec.register_implementation("hf", FakeHub, clobber=True)
+'''
+
+
+def test_hf_input_through_fsspec_equals_the_local_run(cli, inputs, tmp_path):
+    hub = tmp_path / "hub"
+    repo = hub / "datasets" / "org" / "crawl" / "data"
+    repo.mkdir(parents=True)
+    for f in sorted(inputs.iterdir()):
+        (repo / f.name).write_bytes(f.read_bytes())
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(FAKE_HUB)
+    env = {"FAKE_HUB_ROOT": str(hub), "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    cli("run", "--input", repo / "*.jsonl*", "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "lw",
+        *SMALL)
+    url = "hf://datasets/org/crawl/data/*.jsonl*"
+    cli("run", "--input", url, "--output", tmp_path / "hf.jsonl", "--workdir", tmp_path / "hw", *SMALL, env=env)
+    assert (tmp_path / "hf.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert decisions(tmp_path / "hw") == decisions(tmp_path / "lw")
+    assert db_rows(tmp_path / "hw", "SELECT DISTINCT source FROM documents ORDER BY 1") == [
+        (f"hf://datasets/org/crawl/data/{n}",) for n in ("a.jsonl", "b.jsonl", "c.jsonl.gz")]
+    # a rerun finds the inputs unchanged by their blob ids; a file replaced by another of the
+    # same size and time is noticed by its blob id alone (the fake Hub gives no time)
+    again = cli("run", "--workdir", tmp_path / "hw", "--format", "json", env=env)
+    assert json.loads(again.stdout)["stages"]["export"].get("skipped") is True, again.stderr
+    a = repo / "a.jsonl"
+    st = a.stat()
+    a.write_bytes(a.read_bytes().replace(b'"d1"', b'"x1"'))
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert a.stat().st_size == st.st_size
+    one_line(cli("run", "--input", url, "--output", tmp_path / "hf.jsonl", "--workdir", tmp_path / "hw", env=env,
+                 check=False), "hf://datasets/org/crawl/data/a.jsonl", "modified")

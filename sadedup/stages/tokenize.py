@@ -1,21 +1,27 @@
 """Tokenize and shard: the surviving documents' tokens, in document order, in shards.
 
-Documents stream through the tokenizer in batches (the tokenizer libraries encode a batch on
-all cores); a shard is written as soon as the next document would take it over
-`shard_tokens`, so memory holds one shard at most. A document longer than that gets a shard
-of its own. Per shard: tokens.npy (uint8 / uint16 / uint32 by vocabulary), docs.npy (doc_id
-per document, int64) and offsets.npy (the documents' token offsets, ndocs+1); a subword
+The work runs as the executor's tasks, which get paths: a subword tokenizer's EncodePiece
+tasks encode ranges of the visiting order (cut by bytes) into piece files, with every
+document's token count; from those counts (the bytes tokenizer's are the text sizes, known
+up front) the driver cuts the shards, O(documents): a shard closes before the document that
+would take it over `shard_tokens`, so the cut is the one a single pass in document order
+makes, and a document longer than that gets a shard of its own. WriteShard tasks then write
+each shard from the pieces (the bytes tokenizer's from the store), a shard's worth in
+memory. Per shard: tokens.npy (uint8 / uint16 / uint32 by vocabulary), docs.npy (doc_id per
+document, int64) and offsets.npy (the documents' token offsets, ndocs+1); a subword
 tokenizer's shards also keep the character bounds of their tokens, chars.npy and chars_x.npy
 (sadedup/tokenizers.py: two bytes a token), taken from the same encoding, so that the remove
 stage maps token spans to characters without encoding the documents again. Windows never
 cross documents, so shards need no separators. A rerun keeps every finished shard: the
-encoding is deterministic, so the shards after it come out the same.
+encoding is deterministic, so the cuts after it come out the same.
 """
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,12 +34,13 @@ from ..progress import bar, say
 from ..tokenizers import (CHARS_FILES, ByteTokenizer, Tokenizer, load_tokenizer, model_digest, pack_char_bounds,
                           parse_spec, train)
 from ..store import TextStore
-from ..workspace import save_npy, save_npy_bytes
+from ..workspace import file_bytes, load_npy, save_npy, save_npy_bytes, task_sums
 from .base import Context, Stage, chain, driver_wrote
 from .sizing import split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
-BATCH_BYTES = 4 << 20
+BATCH_BYTES = 4 << 20  # text per encode call
+PIECE_BYTES = 64 << 20  # text per EncodePiece task at most
 
 
 def shard_files(spec: str) -> tuple[str, ...]:
@@ -70,8 +77,16 @@ def shard_dirs(ws) -> list[Path]:
 
 def run_tokenizer(ctx: Context) -> Tokenizer:
     """The tokenizer the finished tokenize stage used."""
+    spec, trained = run_model(ctx)
+    return load_tokenizer(spec, ctx.wf.run.n_workers, trained=trained)
+
+
+def run_model(ctx: Context) -> tuple[str, str | None]:
+    """The finished tokenize stage's tokenizer as a task takes it (task_tokenizer): its spec,
+    and the model file a train: spec produced."""
     row = ctx.ws.stage_row("tokenize")
-    return Tokenize().tokenizer(ctx, row.key if row is not None else Tokenize().key(ctx))
+    trained = Tokenize().model_file(ctx, row.key if row is not None else Tokenize().key(ctx))
+    return ctx.wf.substring.tokenizer, None if trained is None else str(trained)
 
 
 class Tokenize(Stage):
@@ -115,18 +130,22 @@ class Tokenize(Stage):
         return ctx.ws.root / "tokenizers" / f"{algo_vocab}_{key[:8]}"
 
     def tokenizer(self, ctx: Context, key: str, train_if_missing: bool = False) -> Tokenizer:
-        wf = ctx.wf
-        spec = wf.substring.tokenizer
-        threads = wf.run.n_workers
+        return load_tokenizer(ctx.wf.substring.tokenizer, ctx.wf.run.n_workers,
+                              trained=self.model_file(ctx, key, train_if_missing))
+
+    def model_file(self, ctx: Context, key: str, train_if_missing: bool = False) -> Path | None:
+        """The model file a train: spec produced (trained now with `train_if_missing`), None
+        for the other specs."""
+        spec = ctx.wf.substring.tokenizer
         if parse_spec(spec)[0] != "train":
-            return load_tokenizer(spec, threads)
+            return None
         folder = self.trained_path(ctx, key)
         found = sorted(folder.glob("*.json")) + sorted(folder.glob("*.model")) if folder.exists() else []
         if not found:
             if not train_if_missing:
                 raise ConfigError(f"the tokenizer {spec} has not been trained in {ctx.ws.root}: run `sadedup tokenize`")
             found = [self._train(ctx, folder)]
-        return load_tokenizer(spec, threads, trained=found[0])
+        return found[0]
 
     def _train(self, ctx: Context, folder: Path) -> Path:
         from ..config import parse_size
@@ -145,78 +164,100 @@ class Tokenize(Stage):
         return path
 
     def work(self, ctx: Context, key: str) -> dict[str, Any]:
-        ws = ctx.ws
+        """Plans the shard cuts on the driver (O(documents), from the token counts) and has
+        the executor's tasks encode and write: for a subword tokenizer, EncodePiece tasks
+        encode ranges of the visiting order into piece files first (the counts come from
+        them); the bytes tokenizer's counts are the text sizes, known up front. WriteShard
+        tasks then write each shard from the pieces (or the store), its files renamed into
+        place whole, and the driver records each as it finishes."""
+        ws, wf = ctx.ws, ctx.wf
+        spec = wf.substring.tokenizer
         folder = self.folder(ctx, key)
-        tok = self.tokenizer(ctx, key, train_if_missing=True)
+        trained = self.model_file(ctx, key, train_if_missing=True)
+        tok = load_tokenizer(spec, wf.run.n_workers, trained=trained)
         size = self.shard_size(ctx)
         store = TextStore(ws.root)
         doc_ids = self.visiting_order(ctx)
-        files = shard_files(ctx.wf.substring.tokenizer)
+        files = shard_files(spec)
         folder.mkdir(parents=True, exist_ok=True)
+        pieces_dir = folder / "pieces"
+        shutil.rmtree(pieces_dir, ignore_errors=True)  # a killed run's pieces are never trusted
+        order = folder / "order.npy"  # what the tasks read the visiting order from
+        save_npy(order, doc_ids.astype(np.int64, copy=False))
+        driver_wrote(ctx, [order])
+        sizes = store.nbytes(doc_ids)
+        ends = np.cumsum(sizes)
 
-        # finished shards are kept (a corrupt one is rebuilt from its own documents);
-        # encoding restarts after the last of them
-        names: list[str] = []
-        token_counts: list[int] = []
-        start = rebuilt = 0
-        while (row := ws.stage_row(self.name, len(names))) is not None and row.key == chain(key, len(names)):
-            k, d = len(names), json.loads(row.detail or "{}")
-            sdir = folder / f"shard_{k:05d}"
-            if row.status != "done":
-                break
-            if ctx.force or not ws.is_done(self.name, chain(key, k), shard=k, files=[sdir / f for f in files]):
-                ids = doc_ids[d["first"]:d["end"]]
-                _, tokens, counts, chars = next(self._batches(tok, store, ids, 0, batch_bytes=None))
-                pieces = [] if tokens is None else [_piece(tokens, chars, 0, len(tokens))]
-                self._write(ctx, key, folder, k, pieces, counts.tolist(), doc_ids, d["first"], tok, store)
-                rebuilt += 1
-            names.append(sdir.name)
-            token_counts.append(d["tokens"])
-            start = d["end"]
+        def intact(k: int, first: int, end: int) -> bool:
+            row = ws.stage_row(self.name, k)
+            if ctx.force or row is None or json.loads(row.detail or "{}").get("first") != first or \
+                    json.loads(row.detail or "{}").get("end") != end:
+                return False
+            return ws.is_done(self.name, chain(key, k), shard=k,
+                              files=[folder / f"shard_{k:05d}" / f for f in files])
+
+        # the shards recorded done in a row from the first keep their cuts (a corrupt one is
+        # rebuilt from its own documents); the cuts after the last of them are planned anew,
+        # the same as before, since the encoding is deterministic
+        cuts: list[tuple[int, int]] = []
+        while (row := ws.stage_row(self.name, len(cuts))) is not None and row.key == chain(key, len(cuts)) \
+                and row.status == "done":
+            d = json.loads(row.detail or "{}")
+            cuts.append((d["first"], d["end"]))
+        recorded = len(cuts)
+        start = cuts[-1][1] if cuts else 0
+        rebuild = [(f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
+        todo_bytes = int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for f, e in rebuild if e > f)) + \
+            int(ends[-1] - (ends[start - 1] if start else 0) if start < len(doc_ids) else 0)
+        pieces: list[tuple[str, int, int]] = []
+        if isinstance(tok, ByteTokenizer):
+            tail = sizes[start:]
+        else:  # encode what is to be written, in pieces on the executor; their counts plan the cuts
+            ranges = [(f, e) for f, e in rebuild if e > f] + ([(start, len(doc_ids))] if start < len(doc_ids) else [])
+            limit = int(np.clip(todo_bytes // max(4 * ctx.executor.workers, 1), BATCH_BYTES, PIECE_BYTES))
+            spans = [ab for f, e in ranges for ab in byte_ranges(ends, f, e, limit)]
+            threads = max(1, wf.run.n_workers // max(ctx.executor.workers, 1))
+            tasks = [EncodePiece(str(ws.root), str(order), a, b, str(pieces_dir / f"piece_{a:012d}"), spec,
+                                 None if trained is None else str(trained), threads) for a, b in spans]
+            pieces_dir.mkdir()
+            with bar(f"tokenize ({tok.spec})", todo_bytes, "bytes") as b:
+                for i, _ in ctx.executor.imap(tasks):
+                    b.advance(int(sizes[spans[i][0]:spans[i][1]].sum()))
+            pieces = [(t.out, t.first, t.end) for t in tasks]
+            tail = np.concatenate([np.load(Path(p) / "counts.npy") for p, a, _ in pieces if a >= start] +
+                                  [np.zeros(0, np.int64)])
+        cuts += plan_cuts(tail, size, start)
+        if not cuts:  # no documents: one empty shard, so the stages after find a shard
+            cuts.append((0, 0))
+        names = [f"shard_{k:05d}" for k in range(len(cuts))]
         for stale in folder.glob("shard_*"):
             if stale.name not in names:
                 shutil.rmtree(stale)
-        reused = len(names) - rebuilt
-
-        total_bytes = int(store.nbytes(doc_ids).sum())
-        with bar(f"tokenize ({tok.spec})", total_bytes, "bytes") as b:
-            b.advance(int(store.nbytes(doc_ids[:start]).sum()))
-            shard_tokens_acc: list[tuple] = []
-            shard_counts: list[int] = []
-            shard_first = start
-            acc = 0
-            for i, tokens, counts, chars in self._batches(tok, store, doc_ids, start):
-                b.advance(int(store.nbytes(doc_ids[i:i + len(counts)]).sum()))
-                # the batch goes to the shards in pieces: the documents between two shard cuts
-                at = seg = 0
-                for c in counts.tolist():
-                    if acc and acc + c > size:
-                        if tokens is not None and at > seg:
-                            shard_tokens_acc.append(_piece(tokens, chars, seg, at))
-                        seg = at
-                        names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts,
-                                                 doc_ids, shard_first, tok, store))
-                        token_counts.append(acc)
-                        shard_first += len(shard_counts)
-                        shard_tokens_acc, shard_counts, acc = [], [], 0
-                    shard_counts.append(c)
-                    acc += c
-                    at += c
-                if tokens is not None and at > seg:
-                    shard_tokens_acc.append(_piece(tokens, chars, seg, at))
-            if shard_counts or not names:
-                names.append(self._write(ctx, key, folder, len(names), shard_tokens_acc, shard_counts, doc_ids,
-                                         shard_first, tok, store))
-                token_counts.append(acc)
+        jobs = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
+        rebuilt = sum(1 for k, _, _ in jobs if k < recorded)
+        tasks = [WriteShard(str(ws.root), str(order), str(folder / names[k]), f, e, spec, tok.dtype.str,
+                            tuple(p for p in pieces if p[1] < e and p[2] > f)) for k, f, e in jobs]
+        label = "tokenize (bytes)" if isinstance(tok, ByteTokenizer) else "tokenize: shards"
+        total, unit = (todo_bytes, "bytes") if isinstance(tok, ByteTokenizer) else (len(jobs), "shards")
+        with bar(label, total, unit) as b:
+            for i, res in ctx.executor.imap(tasks):
+                k, f, e = jobs[i]
+                sdir = folder / names[k]
+                ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / x for x in files], artifact=sdir,
+                        **res)
+                faults.point("tokenize.shard")
+                b.advance(int(sizes[f:e].sum()) if unit == "bytes" else 1)
+        shutil.rmtree(pieces_dir, ignore_errors=True)
+        order.unlink(missing_ok=True)
+        token_counts = [int(json.loads(ws.stage_row(self.name, k).detail)["tokens"]) for k in range(len(cuts))]
         plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
                 "tokenizer": tok.spec}
         tmp = folder / "shards.json.tmp"
         tmp.write_text(json.dumps(plan))
         tmp.replace(folder / "shards.json")
-        return {"shards": len(names), "reused": reused, "rebuilt": rebuilt, "tokens": int(sum(token_counts)),
-                "documents": len(doc_ids), "shard_tokens": size, "tokenizer": tok.spec, "vocab_size": tok.vocab_size,
-                "folder": str(folder.relative_to(ws.root))}
-
+        return {"shards": len(names), "reused": len(names) - len(jobs), "rebuilt": rebuilt,
+                "tokens": int(sum(token_counts)), "documents": len(doc_ids), "shard_tokens": size,
+                "tokenizer": tok.spec, "vocab_size": tok.vocab_size, "folder": str(folder.relative_to(ws.root))}
     @staticmethod
     def visiting_order(ctx: Context) -> np.ndarray:
         """The substring stage's documents in the order it visits them (keep.visiting_order)."""
@@ -224,73 +265,158 @@ class Tokenize(Stage):
         order = visiting_order(ctx.ws, doc_ids)
         return doc_ids if order is None else doc_ids[order]
 
-    @staticmethod
-    def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray, start: int,
-                 batch_bytes: int | None = BATCH_BYTES) -> Iterator[tuple[int, np.ndarray | None, np.ndarray, tuple | None]]:
-        """(first index, concatenated tokens, tokens per document, character bounds) for
-        batches of documents; tokens and bounds are None for the bytes tokenizer.
+def byte_ranges(ends: np.ndarray, first: int, end: int, limit: int) -> Iterator[tuple[int, int]]:
+    """Ranges [i, j) of documents first..end (ends: the cumulative sizes of the visiting
+    order's texts) of up to `limit` bytes each, at least one document each."""
+    i = first
+    while i < end:
+        base = ends[i - 1] if i else 0
+        j = min(end, max(i + 1, int(np.searchsorted(ends, base + limit, side="right"))))
+        yield i, j
+        i = j
 
-        A subword tokenizer encodes the next batch on a helper thread (the libraries release
-        the GIL) while this one is gathered and written, so the stage adds little to them. The
-        bounds (pack_char_bounds) come from that same encoding."""
-        sizes = store.nbytes(doc_ids)
-        ends = np.cumsum(sizes)
-        bounds = []
-        i = start
-        while i < len(doc_ids):
-            base = ends[i - 1] if i else 0
-            j = len(doc_ids) if batch_bytes is None else \
-                max(i + 1, int(np.searchsorted(ends, base + batch_bytes, side="right")))
-            bounds.append((i, j))
-            i = j
-        if isinstance(tok, ByteTokenizer):  # the tokens are the stored bytes: _write copies them
-            for i, j in bounds:
-                yield i, None, sizes[i:j], None
-            return
 
-        def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray, tuple]:
-            docs = doc_ids[i:j]
-            tokens, counts, cs, ce = tok.encode_flat_offsets(store.raw(docs) if tok.takes_bytes else store.texts(docs))
-            return tokens.astype(tok.dtype, copy=False), counts, pack_char_bounds(cs, ce, counts)
+def plan_cuts(counts: np.ndarray, size: int, first: int) -> list[tuple[int, int]]:
+    """The shards (first, end) of documents first.. with `counts` tokens each, in order: a
+    shard closes before the document that would take it over `size` tokens (a longer
+    document gets a shard of its own)."""
+    cuts = []
+    at, acc = first, 0
+    for i, c in enumerate(counts.tolist(), first):
+        if acc and acc + c > size:
+            cuts.append((at, i))
+            at, acc = i, 0
+        acc += c
+    if first + len(counts) > at:
+        cuts.append((at, first + len(counts)))
+    return cuts
 
-        with ThreadPoolExecutor(1) as pool:
-            ahead = pool.submit(encode, *bounds[0]) if bounds else None
-            for n, (i, j) in enumerate(bounds):
-                tokens, counts, chars = ahead.result()
-                if n + 1 < len(bounds):
-                    ahead = pool.submit(encode, *bounds[n + 1])
-                yield i, tokens, counts, chars
 
-    def _write(self, ctx, key, folder, k, parts, counts, doc_ids, first, tok, store: TextStore) -> str:
-        """One shard's files from its pieces (`parts`: tokens, and for a subword tokenizer
-        their character bounds), or, for bytes, from the store."""
-        sdir = folder / f"shard_{k:05d}"
+@functools.lru_cache(maxsize=4)
+def task_tokenizer(spec: str, threads: int = 1, trained: str | None = None) -> Tokenizer:
+    """The tokenizer a task uses (run_model names it), loaded once per worker process."""
+    return load_tokenizer(spec, threads, trained=trained)
+
+
+def _batches(tok: Tokenizer, store: TextStore, doc_ids: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, tuple]]:
+    """(concatenated tokens, tokens per document, character bounds) for batches of up to
+    BATCH_BYTES of a subword tokenizer's documents.
+
+    The next batch is encoded on a helper thread (the libraries release the GIL) while this
+    one is gathered, so the task adds little to them. The bounds (pack_char_bounds) come from
+    that same encoding."""
+    bounds = list(byte_ranges(np.cumsum(store.nbytes(doc_ids)), 0, len(doc_ids), BATCH_BYTES))
+
+    def encode(i: int, j: int) -> tuple[np.ndarray, np.ndarray, tuple]:
+        docs = doc_ids[i:j]
+        tokens, counts, cs, ce = tok.encode_flat_offsets(store.raw(docs) if tok.takes_bytes else store.texts(docs))
+        return tokens.astype(tok.dtype, copy=False), counts, pack_char_bounds(cs, ce, counts)
+
+    with ThreadPoolExecutor(1) as pool:
+        ahead = pool.submit(encode, *bounds[0]) if bounds else None
+        for n in range(len(bounds)):
+            batch = ahead.result()
+            if n + 1 < len(bounds):
+                ahead = pool.submit(encode, *bounds[n + 1])
+            yield batch
+
+
+def _joined(dtype: np.dtype, parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens, deltas and exceptions of consecutive pieces (`_piece`) as one run: the
+    exceptions move from their piece's start to the run's."""
+    tokens = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype)
+    deltas = np.concatenate([p[1] for p in parts], axis=1) if parts else np.zeros((2, 0), np.uint8)
+    at, exc = 0, []
+    for p in parts:
+        x = p[2].copy()
+        x[0] += at
+        exc.append(x)
+        at += p[0].shape[0]
+    return tokens.astype(dtype, copy=False), np.ascontiguousarray(deltas), \
+        (np.concatenate(exc, axis=1) if exc else np.zeros((3, 0), np.int64))
+
+
+PIECE_FILES = ("tokens.npy", "counts.npy") + CHARS_FILES
+
+
+@dataclass(frozen=True)
+class EncodePiece:
+    """Task: encodes documents [first, end) of the visiting order (`order`, a .npy of
+    doc_ids) with a subword tokenizer into piece files in `out`: tokens, tokens per document
+    and their character bounds, for WriteShard to cut into shards. Each file is renamed into
+    place whole; a rerun of the stage never reads a former run's pieces."""
+    root: str
+    order: str
+    first: int
+    end: int
+    out: str
+    spec: str
+    trained: str | None
+    threads: int
+
+    def __call__(self) -> dict[str, Any]:
+        tok = task_tokenizer(self.spec, self.threads, self.trained)
+        store = TextStore(Path(self.root))
+        ids = load_npy(Path(self.order))[self.first:self.end]
+        parts, counts = [], []
+        for tokens, c, chars in _batches(tok, store, ids):
+            parts.append(_piece(tokens, chars, 0, len(tokens)))
+            counts.append(c)
+        tokens, deltas, exc = _joined(tok.dtype, parts)
+        out = Path(self.out)
+        out.mkdir(parents=True, exist_ok=True)
+        arrays = (tokens, np.concatenate(counts + [np.zeros(0, np.int64)]).astype(np.int64), deltas, exc)
+        for name, arr in zip(PIECE_FILES, arrays):
+            save_npy(out / name, arr)
+        return {"tokens": len(tokens), "wrote": file_bytes([out / f for f in PIECE_FILES])}
+
+
+@dataclass(frozen=True)
+class WriteShard:
+    """Task: writes one shard (SHARD_FILES, and a subword tokenizer's CHARS_FILES) of
+    documents [first, end) of the visiting order: for the bytes tokenizer from the store,
+    else sliced from the EncodePiece files `pieces` ((folder, first, end) each) that cover
+    them. Every file is renamed into place whole; returns the shard's record."""
+    root: str
+    order: str
+    shard_dir: str
+    first: int
+    end: int
+    spec: str
+    dtype: str
+    pieces: tuple[tuple[str, int, int], ...] = ()
+
+    def __call__(self) -> dict[str, Any]:
+        store = TextStore(Path(self.root))
+        ids = np.array(load_npy(Path(self.order))[self.first:self.end], dtype=np.int64)
+        sdir = Path(self.shard_dir)
         sdir.mkdir(exist_ok=True)
-        ids = doc_ids[first:first + len(counts)].astype(np.int64)
-        offsets = np.concatenate(([0], np.cumsum(np.asarray(counts, dtype=np.int64)))).astype(np.int64)
+        if parse_spec(self.spec)[0] == "bytes":
+            counts = store.nbytes(ids).astype(np.int64)
+            if len(ids) and np.all(np.diff(ids) == 1):  # one run of texts.bin: copied in the kernel
+                save_npy_bytes(sdir / "tokens.npy", store.path, int(store.offsets[ids[0]]), int(counts.sum()))
+            else:
+                save_npy(sdir / "tokens.npy", ByteTokenizer().gather(store.data, store.offsets, ids)[0])
+        else:
+            parts, cs = [], []
+            for folder, a, b in self.pieces:
+                p = Path(folder)
+                pc = np.load(p / "counts.npy")
+                po = np.concatenate(([0], np.cumsum(pc)))
+                lo, hi = max(a, self.first) - a, min(b, self.end) - a
+                cs.append(pc[lo:hi])
+                parts.append(_piece(load_npy(p / "tokens.npy"), (load_npy(p / CHARS_FILES[0]),
+                                                                 np.load(p / CHARS_FILES[1])), int(po[lo]), int(po[hi])))
+            counts = np.concatenate(cs + [np.zeros(0, np.int64)]).astype(np.int64)
+            if int(counts.sum()) != sum(len(q[0]) for q in parts) or len(counts) != len(ids):
+                raise SadedupError(f"tokenize: the pieces {[q[0] for q in self.pieces]} do not cover documents "
+                                   f"{self.first}..{self.end} of the visiting order")
+            tokens, deltas, exc = _joined(np.dtype(self.dtype), parts)
+            save_npy(sdir / "tokens.npy", tokens)
+            save_npy(sdir / CHARS_FILES[0], deltas)
+            save_npy(sdir / CHARS_FILES[1], exc)
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         save_npy(sdir / "docs.npy", ids)
         save_npy(sdir / "offsets.npy", offsets)
-        if isinstance(tok, ByteTokenizer):
-            if len(ids) and np.all(np.diff(ids) == 1):  # one run of texts.bin: copied in the kernel
-                save_npy_bytes(sdir / "tokens.npy", store.path, int(store.offsets[ids[0]]), int(offsets[-1]))
-            else:
-                save_npy(sdir / "tokens.npy", tok.gather(store.data, store.offsets, ids)[0])
-        else:
-            tokens = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, tok.dtype)
-            save_npy(sdir / "tokens.npy", tokens.astype(tok.dtype, copy=False))
-            deltas = np.concatenate([p[1] for p in parts], axis=1) if parts else np.zeros((2, 0), np.uint8)
-            at, exc = 0, []
-            for p in parts:  # exceptions move from their piece's start to the shard's
-                x = p[2].copy()
-                x[0] += at
-                exc.append(x)
-                at += p[0].shape[0]
-            save_npy(sdir / CHARS_FILES[0], np.ascontiguousarray(deltas))
-            save_npy(sdir / CHARS_FILES[1], np.concatenate(exc, axis=1) if exc else np.zeros((3, 0), np.int64))
-        files = shard_files(ctx.wf.substring.tokenizer)
-        driver_wrote(ctx, [sdir / f for f in files])
-        ctx.ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / f for f in files], artifact=sdir,
-                    tokens=int(offsets[-1]), documents=len(counts), first=first, end=first + len(counts))
-        faults.point("tokenize.shard")
-        return sdir.name
-
+        return {"tokens": int(offsets[-1]), "documents": len(ids), "first": self.first, "end": self.end,
+                **task_sums([sdir / f for f in shard_files(self.spec)])}

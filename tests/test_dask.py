@@ -95,16 +95,16 @@ def sadedup_tasks(client, since: float) -> dict[str, int]:
     return out
 
 
-@pytest.mark.parametrize("tokenizer", ["bytes", "hf"])
+@pytest.mark.parametrize("variant", ["bytes", "hf", "keep-none"])
 def test_dask_gives_the_local_pools_output_and_database(request, cli, cluster, corpus, local_run, tmp_path,
-                                                        tokenizer):
+                                                        variant):
     address, client = cluster
-    if tokenizer == "bytes":  # the runs the killed-worker and moved-bytes tests compare with too
+    if variant == "bytes":  # the runs the killed-worker and moved-bytes tests compare with too
         local, local_dump, _ = local_run
         out, out_dump, wd, ran = request.getfixturevalue("dask_run")
     else:
-        extra = ["--set", f"substring.tokenizer=hf:{hf_byte_bpe(tmp_path / 'bpe.json')}",
-                 "--set", "substring.min_length=8"]
+        extra = ["--set", "substring.keep=none"] if variant == "keep-none" else \
+            ["--set", f"substring.tokenizer=hf:{hf_byte_bpe(tmp_path / 'bpe.json')}", "--set", "substring.min_length=8"]
         cli("run", "--input", corpus, "--output", tmp_path / "local.jsonl", "--workdir", tmp_path / "wl", *SMALL,
             *extra, "--workers", "2")
         local, local_dump = (tmp_path / "local.jsonl").read_bytes(), dump(tmp_path / "wl")
@@ -119,6 +119,12 @@ def test_dask_gives_the_local_pools_output_and_database(request, cli, cluster, c
     assert shards >= 4 and all(ran.get(t, 0) == shards for t in ("AnchorShard", "CandidateShard", "BuildShard",
                                                                   "WindowsShard", "ScatterShard")), ran
     assert ran.get("IngestPiece") and ran.get("SignatureChunk") and ran.get("ExportPart"), ran
+    tokenized = db_rows(wd, "SELECT count(*) FROM stages WHERE stage = 'tokenize' AND shard >= 0")[0][0]
+    assert ran.get("WriteShard") == tokenized and bool(ran.get("EncodePiece")) == (variant == "hf"), ran
+    # the remove passes: the ordered keep-first walk as one task, keep="none" a select per shard
+    select = {"FirstTwo": 1, "SelectNone": shards} if variant == "keep-none" else {"SelectFirst": 1}
+    assert all(ran.get(t) == n for t, n in select.items()) and ran.get("SpanChars"), ran
+    assert db_rows(wd, "SELECT count(*) FROM spans")[0][0] > 0
 
 
 def test_a_killed_worker_changes_nothing_but_time(cluster, corpus, local_run, tmp_path):
@@ -160,9 +166,9 @@ def test_bytes_moved_between_tasks_are_counted_per_stage_and_equal_on_dask(local
     assert moved == moved_bytes(dask_run[2])
     assert sorted(moved) == sorted(STAGES) and None not in moved.values(), moved
     writers = {"ingest": {"IngestPiece", "driver"}, "exact": {"HashChunk", "driver"},
-               "minhash": {"SignatureChunk", "BandPairs", "driver"}, "tokenize": {"driver"},
+               "minhash": {"SignatureChunk", "BandPairs", "driver"}, "tokenize": {"WriteShard", "driver"},
                "candidates": {"AnchorShard", "RepeatedRange", "CandidateShard", "driver"}, "build": {"BuildShard"},
-               "repeats": {"WindowsShard", "MergePart", "JoinShard", "ScatterShard"}, "remove": set(),
+               "repeats": {"WindowsShard", "MergePart", "JoinShard", "ScatterShard"}, "remove": {"SelectFirst", "SpanChars", "driver"},
                "export": {"ExportPart", "driver"}}
     for stage in STAGES:
         assert set(moved[stage]) <= writers[stage] and all(n > 0 for n in moved[stage].values()), (stage, moved)
@@ -173,7 +179,7 @@ def test_bytes_moved_between_tasks_are_counted_per_stage_and_equal_on_dask(local
         return sum(p.stat().st_size for pattern in patterns for p in w.glob(pattern))
 
     assert moved["build"]["BuildShard"] == size("substring/*/L20/shard_*/sa.npy", "substring/*/L20/shard_*/lcp.npy")
-    assert moved["tokenize"]["driver"] == size("substring/*/shard_*/*.npy")
+    assert moved["tokenize"]["WriteShard"] == size("substring/*/shard_*/*.npy")
     assert moved["export"]["ExportPart"] == len(local_run[0])
 
 

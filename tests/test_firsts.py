@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sadedup import native
-from sadedup.stages.remove import _first_two
 
 
 @st.composite
@@ -52,8 +51,9 @@ def test_scatter_first_two_matches_brute_force(s):
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_first_two_from_lists_equals_the_pass_over_every_window(data):
-    """Shards of candidate regions, gid over them; the lists merged by remove._first_two give
-    native.first_two's first and second position of every group."""
+    """Shards of candidate regions, gid over them; the lists merged as remove's FirstTwo task
+    merges them (native.merge_first_two) give native.first_two's first and second position
+    of every group."""
     groups = data.draw(st.integers(1, 6))
     first_a, second_a = np.full(groups, -1, np.int64), np.full(groups, -1, np.int64)
     first_b, second_b = first_a.copy(), second_a.copy()
@@ -79,6 +79,6 @@ def test_first_two_from_lists_equals_the_pass_over_every_window(data):
         for i, g in enumerate(g_ids):
             q = np.nonzero(gid == g)[0]
             lists[:, i] = (g, q[0], q[1] if len(q) > 1 else -1)
-        _first_two(lists, runs, n_shard, base, first_b, second_b)
+        native.merge_first_two(lists, runs, n_shard, base, first_b, second_b)
         base += n_shard
     assert first_a.tolist() == first_b.tolist() and second_a.tolist() == second_b.tolist()

@@ -19,6 +19,7 @@ the references' own text is never cut.
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,30 +30,18 @@ from .. import db, faults, native, reference
 from ..progress import bar
 from ..store import TextStore
 from ..tokenizers import ByteTokenizer, ShardChars, char_spans
-from ..workspace import load_npy, writable_npy
+from ..workspace import file_bytes, load_npy, save_npy, writable_npy
 from ..keep import decisions_digest
-from .base import Context, Stage
+from .base import Context, Stage, driver_wrote
 from .candidates import window_dirs, window_folder
-from .sizing import usable_budget
-from .tokenize import run_tokenizer, shard_dirs
+from .tokenize import run_model, shard_dirs, task_tokenizer
 
-def _group_state(path: Path, groups: int, budget: int) -> np.ndarray:
-    """int64 per repeated group, -1 to start; in a file when it would take over a quarter
-    of the usable memory budget (it is read in document order, so the page cache copes)."""
-    if groups * 8 <= budget // 4:
-        return np.full(groups, -1, dtype=np.int64)
+def _group_state(path: Path, groups: int) -> np.ndarray:
+    """int64 per repeated group, -1 to start, in a mapped file: the tasks that read it get its
+    path, and it is read in document order, so the page cache copes."""
     arr = writable_npy(path, np.int64, (groups,))
     arr[:] = -1
     return arr
-
-
-def _first_two(firsts: np.ndarray, runs: "native.Runs | None", n: int, base: int, first: np.ndarray,
-               second: np.ndarray) -> None:
-    """Every group's first and second global position, shard after shard in document order,
-    from the shard's list (repeats.py, firsts.npy: group ids increasing, so first/second are
-    read forward), the same as native.first_two's pass over every window. `runs` place
-    sorted-text positions in the shard of n positions (None: they are shard positions)."""
-    native.merge_first_two(firsts, runs, n, base, first, second)
 
 
 @dataclass
@@ -89,63 +78,67 @@ class Remove(Stage):
         ws, wf = ctx.ws, ctx.wf
         dirs = shard_dirs(ws)
         shards = _Shards(dirs, [np.load(s / "offsets.npy") for s in dirs], [np.load(s / "docs.npy") for s in dirs])
-        per_shard = self._select(ctx, shards)
-        cols, removed_chars = self._spans(ctx, shards, per_shard)
+        # the tasks' files: none from a former run is trusted, and none outlives this one
+        scratch = window_folder(ws, wf.substring.window) / "remove"
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir()
+        per_shard = self._select(ctx, shards, scratch)
+        cols, removed_chars = self._spans(ctx, shards, per_shard, scratch)
+        shutil.rmtree(scratch)
         return self._record(ws, shards, per_shard, cols, removed_chars) | {
             "keep": wf.substring.keep, "drop_fraction": wf.substring.drop_fraction}
 
     @staticmethod
-    def _select(ctx: Context, shards: _Shards) -> list[tuple]:
-        """The keep rule and the drop rule, shard after shard in document order (native):
-        per shard, removed tokens and dropped flag per document, and its spans."""
+    def _select(ctx: Context, shards: _Shards, scratch: Path) -> list[tuple]:
+        """The keep rule and the drop rule, shard after shard in document order (native), as
+        tasks: per shard, removed tokens and dropped flag per document, and its spans.
+
+        keep="first" is one walk in document order (a group's first surviving occurrence
+        depends on every shard before, through the drop rule's cascade): ONE SelectFirst task,
+        the group state in a file it maps. keep="none" needs each group's first and second
+        occurrence only: one FirstTwo task merges them from the shards' lists into two mapped
+        files, and then each shard's select is a SelectNone task of its own."""
         wf = ctx.wf
         L, keep, drop = wf.substring.window, wf.substring.keep, wf.substring.drop_fraction
-        outs = window_dirs(ctx.ws, L)
-        # gid covers the text Build sorted: over candidate text, the regions place it
-        sorted_text = outs if wf.substring.prefilter else None
-
-        def runs(k: int) -> native.Runs | None:
-            return None if sorted_text is None else \
-                (np.load(sorted_text[k] / "starts.npy"), np.load(sorted_text[k] / "offsets.npy"))
-
+        outs = [str(o) for o in window_dirs(ctx.ws, L)]
         groups = ctx.ws.stage_detail("repeats")["groups"]
-        scratch = window_folder(ctx.ws, L) / "group_state.npy"
-        budget = usable_budget(wf)
-        per_shard = []
+        prefilter = bool(wf.substring.prefilter)  # gid covers the text Build sorted: its runs place it
+        results = [str(scratch / f"shard_{k:05d}") for k in range(len(outs))]
+        offsets = tuple(str(d / "offsets.npy") for d in shards.dirs)
+        bases = tuple(int(b) for b in shards.bases[:-1])
         # the references' text comes before every document here (--reference): each group seen
         # there starts out seen at its first occurrence, numbered after this run's tokens
         refs = bool(wf.run.reference)
-        if keep == "first":
-            src = _group_state(scratch, groups, budget)
-            if refs:  # in a kept reference document: an earlier surviving occurrence
-                reference.preset(ctx, src, int(shards.bases[-1]), kept_only=True)
-        else:
-            first = _group_state(scratch, groups, budget // 2)
-            second = _group_state(scratch.with_name("group_state2.npy"), groups, budget // 2)
-            if refs:  # in any reference document that reached the substring stage: an occurrence
-                reference.preset(ctx, first, int(shards.bases[-1]), kept_only=False)
-            for k, o in enumerate(outs):
-                _first_two(np.load(o / "firsts.npy"), runs(k), int(shards.offsets[k][-1]), int(shards.bases[k]), first,
-                           second)
+        state = scratch / "group_state.npy"
+        if refs:  # made here, where the references are read; else by the task
+            arr = _group_state(state, groups)
+            # keep="first": in a kept reference document, an earlier surviving occurrence;
+            # keep="none": in any reference document that reached the substring stage
+            reference.preset(ctx, arr, int(shards.bases[-1]), kept_only=keep == "first")
+            arr.flush()
+            del arr
         with bar("remove", len(outs), "shards") as b:
-            for k, o in enumerate(outs):
-                gid = load_npy(o / "gid.npy")
-                if keep == "first":
-                    res = native.select_first(gid, shards.offsets[k], L, drop, int(shards.bases[k]), src, runs=runs(k))
-                else:
-                    res = native.select_none(gid, shards.offsets[k], L, drop, int(shards.bases[k]), first, second,
-                                             runs=runs(k))
-                per_shard.append(res)
-                b.advance()
-        for p in (scratch, scratch.with_name("group_state2.npy")):
-            p.unlink(missing_ok=True)
-        return per_shard
+            if keep == "first":
+                task = SelectFirst(tuple(outs), offsets, bases, prefilter, L, drop, groups, str(state), not refs,
+                                   tuple(results))
+                run_tasks(ctx.executor, [task])
+                b.advance(len(outs))
+            else:
+                second = scratch / "group_state2.npy"
+                ns = tuple(int(o[-1]) for o in shards.offsets)
+                run_tasks(ctx.executor, [FirstTwo(tuple(outs), ns, bases, prefilter, groups, str(state), not refs,
+                                                  str(second))])
+                tasks = [SelectNone(outs[k], offsets[k], bases[k], prefilter, L, drop, str(state), str(second),
+                                    results[k]) for k in range(len(outs))]
+                for _ in ctx.executor.imap(tasks):
+                    b.advance()
+        return [_load_selected(Path(r)) for r in results]
 
-    def _spans(self, ctx: Context, shards: _Shards, per_shard: list[tuple]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    def _spans(self, ctx: Context, shards: _Shards, per_shard: list[tuple],
+               scratch: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The spans' columns (doc_id, tokens, characters, and the source of each: document,
-        token offset, characters), and the characters removed per document, per shard."""
-        tok = run_tokenizer(ctx)
-        store = TextStore(ctx.ws.root)
+        token offset, characters), and the characters removed per document, per shard. The
+        characters come from SpanChars tasks, one per shard with spans or sources in it."""
         none = [np.zeros(0, np.int64)]
         span_cols: list[list[np.ndarray]] = [[] for _ in range(9)]
         removed_chars = [np.zeros(len(d), np.int64) for d in shards.doc_ids]
@@ -157,16 +150,46 @@ class Remove(Stage):
         src_pos_all = np.where(in_ref, 0, src_pos_all)  # found in the reference below
         src_idx = np.searchsorted(shards.gstarts, src_pos_all, side="right") - 1
         src_off = src_pos_all - shards.gstarts[src_idx] if len(src_idx) else src_pos_all
-        src_chars = self._source_chars(tok, store, shards, src_idx, src_off, lengths)
+        # each source, as a token span of its shard: the text a span duplicated
+        src_shard = shards.gshard[src_idx] if len(src_idx) else np.zeros(0, np.int64)
+        src_local = shards.glocal[src_idx] if len(src_idx) else np.zeros(0, np.int64)
+        src_cs = np.zeros(len(src_idx), np.int64)
+        src_ce = np.zeros(len(src_idx), np.int64)
+        spec, trained = run_model(ctx)
+        by_shard = np.argsort(src_shard, kind="stable")  # each shard's sources, in span order
+        cut = np.searchsorted(src_shard[by_shard], np.arange(len(per_shard) + 1))
+        tasks, where = [], []
+        for k, (_, _, (sd, _, _, _)) in enumerate(per_shard):
+            m = by_shard[cut[k]:cut[k + 1]]
+            if not len(sd) and not len(m):
+                continue
+            sources = None
+            if len(m):
+                local = src_local[m]
+                ntok = shards.offsets[k][local + 1] - shards.offsets[k][local]
+                start = src_off[m]
+                sources = scratch / f"shard_{k:05d}" / "sources.npy"
+                save_npy(sources, np.stack([local, start, np.minimum(start + lengths[m], ntok)]).astype(np.int64))
+                driver_wrote(ctx, [sources])
+            tasks.append(SpanChars(str(ctx.ws.root), str(shards.dirs[k]), str(scratch / f"shard_{k:05d}"), spec,
+                                   trained, None if sources is None else str(sources)))
+            where.append((k, m))
+        span_chars: dict[int, np.ndarray] = {}
+        with bar("remove: characters", len(tasks), "shards") as b:
+            for i, _ in ctx.executor.imap(tasks):
+                k, m = where[i]
+                out = Path(tasks[i].out)
+                span_chars[k] = np.load(out / "chars.npy")
+                if len(m):
+                    src_cs[m], src_ce[m] = np.load(out / "src_chars.npy")
+                b.advance()
         at = 0
         for k, (_, _, (sd, ss, se, _)) in enumerate(per_shard):
-            tokens = load_npy(shards.dirs[k] / "tokens.npy")
-            cs, ce = char_spans(tok, store.texts, tokens, shards.offsets[k], shards.doc_ids[k], sd, ss, se,
-                                chars=self._chars(tok, shards, k))
+            cs, ce = span_chars.get(k, np.zeros((2, 0), np.int64))
             np.add.at(removed_chars[k], sd, ce - cs)
             m = len(sd)
             for col, arr in zip(span_cols, (shards.doc_ids[k][sd], ss, se, cs, ce, shards.gdoc[src_idx[at:at + m]],
-                                            src_off[at:at + m], src_chars[0][at:at + m], src_chars[1][at:at + m])):
+                                            src_off[at:at + m], src_cs[at:at + m], src_ce[at:at + m])):
                 col.append(arr)
             at += m
         cols = [np.concatenate(c) if c else np.zeros(0, np.int64) for c in span_cols]
@@ -209,28 +232,147 @@ class Remove(Stage):
                 "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum()),
                 "digest": decisions_digest(*cols, all_ids, rem, drp)}
 
-    @staticmethod
-    def _source_chars(tok, store, shards: _Shards, src_idx, src_off, length):
-        """Character extent in the source document of the text a span duplicated."""
-        cs = np.zeros(len(src_idx), np.int64)
-        ce = np.zeros(len(src_idx), np.int64)
-        if not len(src_idx):
-            return cs, ce
-        sh = shards.gshard[src_idx]
-        for k in np.unique(sh):
-            m = sh == k
-            local = shards.glocal[src_idx[m]]
-            offsets = shards.offsets[k]
-            ntok = offsets[local + 1] - offsets[local]
-            start = src_off[m]
-            end = np.minimum(start + length[m], ntok)
-            tokens = load_npy(shards.dirs[k] / "tokens.npy")
-            cs[m], ce[m] = char_spans(tok, store.texts, tokens, offsets, shards.doc_ids[k], local, start, end,
-                                      chars=Remove._chars(tok, shards, k))
-        return cs, ce
 
-    @staticmethod
-    def _chars(tok, shards: _Shards, k: int) -> ShardChars | None:
-        """Shard k's kept character bounds (a subword tokenizer's; the tokenize stage's record
-        lists them, so a current stage has them)."""
-        return None if isinstance(tok, ByteTokenizer) else ShardChars.load(shards.dirs[k], shards.offsets[k])
+SELECTED = ("removed.npy", "dropped.npy", "spans.npy")
+
+
+def _save_selected(out: Path, res: tuple) -> int:
+    """A shard's select result (removed tokens and dropped flag per document; spans as
+    int64 rows doc, start, end, source) in `out`; returns the bytes written."""
+    out.mkdir(parents=True, exist_ok=True)
+    removed, dropped, spans = res
+    for name, arr in zip(SELECTED, (removed, dropped, np.stack(spans).astype(np.int64).reshape(4, -1))):
+        save_npy(out / name, arr)
+    return file_bytes([out / f for f in SELECTED])
+
+
+def _load_selected(out: Path) -> tuple:
+    """What _save_selected wrote, as native.select_first returns it."""
+    spans = np.load(out / SELECTED[2])
+    return np.load(out / SELECTED[0]), np.load(out / SELECTED[1]), tuple(spans[i] for i in range(4))
+
+
+def _runs(window_dir: str, prefilter: bool) -> "native.Runs | None":
+    """How a shard's gid entries sit in it: with the prefilter gid covers the candidate text
+    Build sorted, placed by its runs; else the shard's own positions (None)."""
+    return (np.load(Path(window_dir) / "starts.npy"), np.load(Path(window_dir) / "offsets.npy")) if prefilter \
+        else None
+
+
+def _open_state(path: str, groups: int, fresh: bool) -> np.ndarray:
+    """The mapped group state: made now (every group -1, unseen) when `fresh`, else the one
+    the driver made and preset from the references."""
+    return _group_state(Path(path), groups) if fresh else np.load(path, mmap_mode="r+")
+
+
+def run_tasks(executor, tasks: list) -> list:
+    """The results of a few tasks run on the executor, in order."""
+    out = [None] * len(tasks)
+    for i, res in executor.imap(tasks):
+        out[i] = res
+    return out
+
+
+@dataclass(frozen=True)
+class SelectFirst:
+    """Task: keep="first" over every shard in document order (native.select_first), its
+    group state (int64 per group) mapped from `state`; each shard's result to its folder in
+    `results` (_save_selected)."""
+    windows: tuple[str, ...]
+    offsets: tuple[str, ...]
+    bases: tuple[int, ...]
+    prefilter: bool
+    L: int
+    drop: float
+    groups: int
+    state: str
+    fresh: bool
+    results: tuple[str, ...]
+
+    def __call__(self) -> dict[str, Any]:
+        src = _open_state(self.state, self.groups, self.fresh)
+        wrote = 0
+        for k, w in enumerate(self.windows):
+            res = native.select_first(load_npy(Path(w) / "gid.npy"), np.load(self.offsets[k]), self.L, self.drop,
+                                      self.bases[k], src, runs=_runs(w, self.prefilter))
+            wrote += _save_selected(Path(self.results[k]), res)
+        return {"wrote": wrote}
+
+
+@dataclass(frozen=True)
+class FirstTwo:
+    """Task: every group's first and second global position, shard after shard in document
+    order, from the shards' lists (repeats.py, firsts.npy: group ids increasing, so first and
+    second are read forward), the same as native.first_two's pass over every window; into
+    the mapped files `first` (made now when `fresh`, else preset by the driver) and `second`."""
+    windows: tuple[str, ...]
+    ns: tuple[int, ...]
+    bases: tuple[int, ...]
+    prefilter: bool
+    groups: int
+    first: str
+    fresh: bool
+    second: str
+
+    def __call__(self) -> dict[str, Any]:
+        first = _open_state(self.first, self.groups, self.fresh)
+        second = _group_state(Path(self.second), self.groups)
+        for k, w in enumerate(self.windows):
+            native.merge_first_two(np.load(Path(w) / "firsts.npy"), _runs(w, self.prefilter), self.ns[k],
+                                   self.bases[k], first, second)
+        first.flush()
+        second.flush()
+        return {"wrote": file_bytes([Path(self.first), Path(self.second)])}
+
+
+@dataclass(frozen=True)
+class SelectNone:
+    """Task: keep="none" over one shard (native.select_none), reading the groups' first and
+    second positions (FirstTwo) mapped; its result to `result` (_save_selected)."""
+    window: str
+    offsets: str
+    base: int
+    prefilter: bool
+    L: int
+    drop: float
+    first: str
+    second: str
+    result: str
+
+    def __call__(self) -> dict[str, Any]:
+        # copy-on-write maps: the kernel takes writable buffers, and nothing here may change them
+        first, second = np.load(self.first, mmap_mode="c"), np.load(self.second, mmap_mode="c")
+        res = native.select_none(load_npy(Path(self.window) / "gid.npy"), np.load(self.offsets), self.L, self.drop,
+                                 self.base, first, second, runs=_runs(self.window, self.prefilter))
+        return {"wrote": _save_selected(Path(self.result), res)}
+
+
+@dataclass(frozen=True)
+class SpanChars:
+    """Task: the character spans, shrunk inward to whole characters (tokenizers.char_spans),
+    of one shard's spans (its select result in `out`) and of the sources in it (`sources`:
+    int64 rows document index, token start, token end), to chars.npy and src_chars.npy."""
+    root: str
+    shard_dir: str
+    out: str
+    spec: str
+    trained: str | None
+    sources: str | None
+
+    def __call__(self) -> dict[str, Any]:
+        tok = task_tokenizer(self.spec, 1, self.trained)
+        store = TextStore(Path(self.root))
+        sdir, out = Path(self.shard_dir), Path(self.out)
+        offsets, doc_ids = np.load(sdir / "offsets.npy"), np.load(sdir / "docs.npy")
+        tokens = load_npy(sdir / "tokens.npy")
+        chars = None if isinstance(tok, ByteTokenizer) else ShardChars.load(sdir, offsets)
+        spans = np.load(out / SELECTED[2]) if (out / SELECTED[2]).exists() else np.zeros((4, 0), np.int64)
+        wrote = []
+        for rows, name in ((spans[:3], "chars.npy"),
+                           (np.load(self.sources) if self.sources else None, "src_chars.npy")):
+            if rows is None:
+                continue
+            cs, ce = char_spans(tok, store.texts, tokens, offsets, doc_ids, rows[0], rows[1], rows[2], chars=chars)
+            save_npy(out / name, np.stack([cs, ce]).astype(np.int64).reshape(2, -1))
+            wrote.append(out / name)
+        return {"wrote": file_bytes(wrote)}

@@ -129,6 +129,21 @@ typedef struct {
  * a window that occurs once gets -1. Returns the number of groups, or -1 on OOM. */
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);
 
+/* Lookup of one sorted stream's distinct windows in another (lookup.c), both as
+ * sd_local_windows makes them (rn / qn tokens, rw / qw windows): for every distinct window of
+ * the query stream that the other holds, in order, the run of the other's windows equal to
+ * it, heads[k] .. ends[k] (room: the query's distinct windows). Galloping from the last
+ * place found: O(log d) windows compared for a query d windows past the one before. Returns
+ * how many were found, -1 for a window position outside its tokens. */
+int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
+                        const uint8_t *QT, int64_t qn, const void *qpos, int qpos64, const uint16_t *qwl, int64_t qw,
+                        int es, int64_t L, int64_t *heads, int64_t *ends);
+
+/* wl[i] = common prefix of the L-windows at wpos[i - 1] and wpos[i], in tokens (wl[0] = 0):
+ * a sorted selection of a stream's windows made a stream again. Positions are the caller's
+ * to check. */
+void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64_t nw, int64_t L, uint16_t *wl);
+
 /* gid[wpos[j]] = run_gid[run of j] for every window of a repeated group; the rest of gid
  * is left as it is (the caller fills it with -1). Returns the number of windows written. */
 int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,

@@ -267,6 +267,66 @@ done:
     return ret;
 }
 
+/* find_windows(RT, rpos, rpos64, rwl, QT, qpos, qpos64, qwl, es, L, heads, ends) -> found */
+static PyObject *py_find_windows(PyObject *self, PyObject *args) {
+    Py_buffer RT, rpos, rwl, QT, qpos, qwl, heads, ends;
+    int rpos64, qpos64, es;
+    long long L;
+    if (!PyArg_ParseTuple(args, "y*y*py*y*y*py*iLw*w*", &RT, &rpos, &rpos64, &rwl, &QT, &qpos, &qpos64, &qwl, &es,
+                          &L, &heads, &ends))
+        return NULL;
+    PyObject *ret = NULL;
+    int64_t rw = rwl.len / 2, qw = qwl.len / 2;
+    if (L < 1 || L > 65535) {
+        PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
+    } else if (es != 1 && es != 2 && es != 4) {
+        PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
+    } else if (need(&rpos, rw * W(rpos64), "reference wpos") && need(&qpos, qw * W(qpos64), "query wpos") &&
+               need(&heads, count_runs(qwl.buf, qw, L) * 8, "heads") && need(&ends, count_runs(qwl.buf, qw, L) * 8, "ends")) {
+        int64_t found;
+        Py_BEGIN_ALLOW_THREADS
+        found = sd_find_windows(RT.buf, RT.len / es, rpos.buf, rpos64, rwl.buf, rw, QT.buf, QT.len / es, qpos.buf,
+                                qpos64, qwl.buf, qw, es, L, heads.buf, ends.buf);
+        Py_END_ALLOW_THREADS
+        if (found < 0) PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
+        else ret = PyLong_FromLongLong(found);
+    }
+    Py_buffer *all[] = {&RT, &rpos, &rwl, &QT, &qpos, &qwl, &heads, &ends};
+    for (int i = 0; i < 8; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
+/* window_lcp(T, es, wpos, wpos64, L, wl) */
+static PyObject *py_window_lcp(PyObject *self, PyObject *args) {
+    Py_buffer T, wpos, wl;
+    int es, wpos64;
+    long long L;
+    if (!PyArg_ParseTuple(args, "y*iy*pLw*", &T, &es, &wpos, &wpos64, &L, &wl)) return NULL;
+    PyObject *ret = NULL;
+    int64_t nw = wl.len / 2, ok = 1;
+    if (L < 1 || L > 65535 || (es != 1 && es != 2 && es != 4)) {
+        PyErr_SetString(PyExc_ValueError, "L must be in 1..65535, tokens 1, 2 or 4 bytes wide");
+        ok = 0;
+    } else if (!need(&wpos, nw * W(wpos64), "wpos")) {
+        ok = 0;
+    }
+    for (int64_t j = 0; ok && j < nw; j++) {
+        int64_t p = idx_at(wpos.buf, j, wpos64);
+        if (p < 0 || (p + L) * es > T.len) {
+            PyErr_Format(PyExc_ValueError, "window_lcp: window at %lld runs past the tokens", (long long)p);
+            ok = 0;
+        }
+    }
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        sd_window_lcp(T.buf, es, wpos.buf, wpos64, nw, L, wl.buf);
+        Py_END_ALLOW_THREADS
+        ret = Py_None; Py_INCREF(ret);
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&wpos); PyBuffer_Release(&wl);
+    return ret;
+}
+
 static PyObject *py_scatter(PyObject *self, PyObject *args) {
     Py_buffer wpos, wl, run_gid, gid;
     int wpos64, gid64;
@@ -1283,6 +1343,8 @@ static PyMethodDef methods[] = {
     {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
+    {"find_windows", py_find_windows, METH_VARARGS, "A sorted stream's distinct windows looked up in another's."},
+    {"window_lcp", py_window_lcp, METH_VARARGS, "Common prefixes of consecutive windows of a sorted selection."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"pair_gid", py_pair_gid, METH_VARARGS, "Group ids of windows made of two repeated ones, from theirs."},
     {"scatter_first_two", py_scatter_first_two, METH_VARARGS, "scatter, and each repeated run's two first positions."},

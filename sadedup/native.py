@@ -208,6 +208,35 @@ def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], 
     return _native.merge(args, es, int(L))
 
 
+def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray], query: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 L: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct windows of the sorted stream `query` that `stream` holds too, each as the
+    run of its equal windows there: (heads, ends), int64, increasing; stream windows
+    heads[k]..ends[k]-1 are one query window. Streams are (tokens, wpos, wl) as local_windows
+    makes them, tokens of one dtype. Galloping search (native/lookup.c): the stream is read
+    only where it is probed, about log(gap) windows a query."""
+    (rt, rpos, rwl), (qt, qpos, qwl) = stream, query
+    es = token_size(rt)
+    if token_size(qt) != es or rwl.dtype != np.uint16 or qwl.dtype != np.uint16:
+        raise TypeError("find_windows: tokens of one dtype and wl uint16")
+    runs = count_runs(qwl, L)
+    heads, ends = np.empty(runs, np.int64), np.empty(runs, np.int64)
+    if runs == 0 or len(rwl) == 0:
+        return heads[:0], ends[:0]
+    n = _native.find_windows(_buf(rt), _buf(rpos), _is64(rpos), _buf(rwl), _buf(qt), _buf(qpos), _is64(qpos),
+                             _buf(qwl), es, int(L), heads, ends)
+    return heads[:n], ends[:n]
+
+
+def window_lcp(tokens: np.ndarray, wpos: np.ndarray, L: int) -> np.ndarray:
+    """wl (uint16) of a sorted selection of L-windows: each one's common prefix with the one
+    before, in tokens (0 for the first), as local_windows has it for a whole stream."""
+    wl = np.empty(len(wpos), dtype=np.uint16)
+    if len(wpos):
+        _native.window_lcp(_buf(tokens), token_size(tokens), _c(wpos), _is64(wpos), int(L), wl)
+    return wl
+
+
 def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: np.ndarray) -> int:
     """gid[p] = group id for every window p of a repeated group (gid is left alone elsewhere);
     returns how many windows that is."""

@@ -18,8 +18,9 @@ What a reference offers (this module is the one place that reads a reference's f
   both runs, so (1) the candidates stage counts the reference's anchor hashes with this run's
   (a hash of this run that the reference carries is repeated); (2) the repeats stage merges,
   in front of this run's shards, each reference shard's own windows in suffix order, one per
-  distinct window (read in the reference's folder: its candidate text holds every window whose
-  anchor hash it repeats), and the little text around the reference's anchors whose hash only
+  distinct window that occurs in this run too (each of this run's distinct windows looked up
+  in the reference's sorted windows, read in its folder: its candidate text holds every window
+  whose anchor hash it repeats), and the little text around the reference's anchors whose hash only
   this run repeats, sorted here (extra text); group ids then span both; (3) the remove stage
   marks, before its keep-first pass, every group seen in a kept reference document with that
   first occurrence (from the reference's own lists of each group's first two occurrences, its
@@ -92,9 +93,9 @@ class Stream:
     are the shard's), and how it was made:
 
     - made: the extra text, made and sorted in this run's folder;
-    - reduced: the reference's own windows, one per distinct window that can occur in this run
-      (DistinctWindows): a group's other windows in the same stream add nothing to the merge,
-      and their first occurrences come from the reference's own lists (`source`/run_gid.npy,
+    - reduced: the reference's own windows, one per distinct window that occurs in this run
+      too (DistinctWindows): a group's other windows in the same stream add nothing to the
+      merge, and their first occurrences come from the reference's own lists (`source`/gid.npy,
       firsts.npy);
     - neither: the reference's own windows as they are (a reference made before it kept
       firsts.npy)."""
@@ -133,7 +134,7 @@ class RefShard:
         """Its windows as the reference sorted them, and, over candidate text, the extra text
         made here: the text around its anchors that are repeated only once this run's count."""
         built = self.sorted_dir if self.candidate else self.shard_dir
-        if all((self.sorted_dir / f).exists() for f in ("firsts.npy", "run_gid.npy")):
+        if all((self.sorted_dir / f).exists() for f in ("firsts.npy", "gid.npy")):
             own = Stream(self, built, self.out, self.out, self.candidate, False, self.sorted_dir, True)
         else:
             own = Stream(self, built, self.sorted_dir, self.out, self.candidate, False, self.sorted_dir)
@@ -867,7 +868,7 @@ class ExtraText:
                 **task_sums([out / f for f in REF_TEXT_FILES])}
 
 
-RUN_FILES = ("wpos.npy", "wl.npy", "runs.npy", "heads.npy", "ends.npy")
+RUN_FILES = ("wpos.npy", "wl.npy", "theirs.npy", "heads.npy", "ends.npy")
 
 
 def _index_dtype(n: int):
@@ -876,58 +877,44 @@ def _index_dtype(n: int):
 
 @dataclass(frozen=True)
 class DistinctWindows:
-    """Task: a reference stream's distinct windows that can occur in this run, as a stream for
-    the merge. A distinct window is the first window of a run of its suffix order (a window
-    with wl < L starts a run); one can occur here only if it lies in the text around the
-    reference's anchors whose hash this run repeats (`repeated`: its anchor has such a hash),
-    so the others are left out. Kept: their positions (wpos.npy), their common prefix with the
-    kept one before (wl.npy: the least wl between them, as LCPs in suffix order are range
-    minima), and per kept window its run's index and bounds in the reference's stream
-    (runs.npy, heads.npy, ends.npy)."""
-    source: str          # the reference's windows (and its candidate regions when `regions`)
-    shard_dir: str       # the reference's shard (offsets.npy: its documents)
-    anchors_dir: str     # the shard's anchors (anchors_pos.npy, anchors_hash.npy)
-    repeated: str        # this run's repeated anchor hashes
-    regions: bool
+    """Task: a reference stream's distinct windows that occur in this run too, as a stream
+    for the merge. Each distinct window of this run's shards (`queries`: the tokens and the
+    sorted windows of each) is looked up in the reference's sorted windows
+    (native.find_windows: galloping search, the reference's arrays read only where they are
+    probed, so this costs the new text's windows times the logarithm of the reference's, not
+    a pass over the reference). A window of the reference no query equals adds nothing to
+    this run's decisions and is left out. Kept, in the reference's order: their positions
+    (wpos.npy), their common prefix with the kept one before (wl.npy), the reference's own
+    group id of each (theirs.npy, from its gid.npy: -1 for a window it holds once) and the
+    bounds of its run of equal windows in the reference's stream (heads.npy, ends.npy)."""
+    source: str          # the reference's windows (wpos.npy, wl.npy) and group ids (gid.npy)
+    built: str           # the tokens they index (tokens.npy)
+    queries: tuple[tuple[str, str], ...]  # this run's shards: (folder of tokens.npy, of wpos/wl.npy)
     out: str
     L: int
 
     def __call__(self) -> dict[str, Any]:
-        from .stages.candidates import anchor_length
-
         src, out, L = Path(self.source), Path(self.out), self.L
         out.mkdir(parents=True, exist_ok=True)
-        wl = np.asarray(load_npy(src / "wl.npy"))
-        heads = np.flatnonzero(wl < L)
-        if len(wl) and (not len(heads) or heads[0] != 0):
-            heads = np.concatenate(([0], heads))
-        ends = np.append(heads[1:], len(wl))
-        q = np.asarray(load_npy(src / "wpos.npy"))[heads].astype(np.int64)
-        p = q
-        if self.regions:  # candidate-text positions to the shard's
-            starts, roff = np.load(src / "starts.npy"), np.load(src / "offsets.npy")
-            r = np.searchsorted(roff, q, side="right") - 1
-            p = starts[r] + q - roff[r]
-        adir = Path(self.anchors_dir)
-        hashes = load_npy(adir / "anchors_hash.npy")
-        hit = native.member(hashes, load_npy(Path(self.repeated)))
-        rs, re = native.regions(load_npy(adir / "anchors_pos.npy")[hit],
-                                np.load(Path(self.shard_dir) / "offsets.npy").astype(np.int64), anchor_length(L), L)
-        i = np.searchsorted(rs, p, side="right") - 1
-        keep = np.flatnonzero((i >= 0) & (p + L <= re[np.maximum(i, 0)])) if len(rs) else np.zeros(0, np.int64)
-        kept_wl = np.asarray(wl[heads])[keep]
-        if len(keep):
-            # the common prefix with the kept window before: the least wl of the windows since
-            lcp = np.minimum.reduceat(wl[heads[:keep[-1] + 1]], np.concatenate(([0], keep[:-1] + 1)))
-            kept_wl = np.where(np.arange(len(keep)) == 0, 0, np.minimum(kept_wl, lcp)).astype(wl.dtype)
+        tokens, wpos, wl = (load_npy(p) for p in (Path(self.built) / "tokens.npy", src / "wpos.npy", src / "wl.npy"))
+        found = [native.find_windows((tokens, wpos, wl), (load_npy(Path(t) / "tokens.npy"),
+                                                          load_npy(Path(w) / "wpos.npy"), load_npy(Path(w) / "wl.npy")),
+                                     L) for t, w in self.queries]
+        heads = np.concatenate([h for h, _ in found] + [np.zeros(0, np.int64)])
+        ends = np.concatenate([e for _, e in found] + [np.zeros(0, np.int64)])
+        heads, first = np.unique(heads, return_index=True)  # a window of several shards of this run
+        ends = ends[first]
+        kept = np.asarray(wpos[heads])
+        theirs = np.asarray(load_npy(src / "gid.npy")[kept]).astype(np.int64)
         small = _index_dtype(len(wl))
-        save_npy(out / "wpos.npy", np.asarray(load_npy(src / "wpos.npy"))[heads[keep]])
-        save_npy(out / "wl.npy", kept_wl)
-        save_npy(out / "runs.npy", keep.astype(small))
-        save_npy(out / "heads.npy", heads[keep].astype(small))
-        save_npy(out / "ends.npy", ends[keep].astype(small))
-        return {"windows": len(wl), "distinct": len(heads), "kept": len(keep),
-                **task_sums([out / f for f in RUN_FILES])}
+        save_npy(out / "wpos.npy", kept)
+        save_npy(out / "wl.npy", native.window_lcp(tokens, kept, L))
+        save_npy(out / "theirs.npy", theirs)
+        save_npy(out / "heads.npy", heads.astype(small))
+        save_npy(out / "ends.npy", ends.astype(small))
+        return {"windows": len(wl), "queries": sum(native.count_runs(load_npy(Path(w) / "wl.npy"), L)
+                                                   for _, w in self.queries),
+                "kept": len(heads), **task_sums([out / f for f in RUN_FILES])}
 
 
 def sorted_text(stage: "Stage", ctx: "Context", key: str) -> list[Stream]:
@@ -935,23 +922,25 @@ def sorted_text(stage: "Stage", ctx: "Context", key: str) -> list[Stream]:
     read where they are, and over candidate text the extra text made here as tasks
     (finished ones kept). Nothing without references."""
     from .stages.base import ShardJob, chain
-    from .stages.candidates import window_folder
+    from .stages.build import sorted_dirs
+    from .stages.candidates import window_dirs, window_folder
 
     if not ctx.wf.run.reference:
         return []
     L = ctx.wf.substring.window
     repeated = window_folder(ctx.ws, L) / "repeated.npy"
+    mine = window_dirs(ctx.ws, L)
+    queries = tuple((str(b), str(o)) for b, o in zip(sorted_dirs(ctx.ws, ctx.wf), mine))
+    looked_up = [ctx.ws.checksum("windows", k) for k in range(len(mine))]
     jobs, runs = [], []
     for st in streams(ctx):
         s = st.shard
         st.write.mkdir(parents=True, exist_ok=True)
         if st.reduced:
-            anchors = s.ref.checksum("anchors", s.k) if s.own_anchors else ctx.ws.checksum("ref_anchors", s.j)
-            runs.append(ShardJob(s.j, chain(key, "ref_runs", s.j, s.ref.checksum("windows", s.k), anchors,
-                                            ctx.ws.checksum("repeated")),
+            runs.append(ShardJob(s.j, chain(key, "ref_runs", "lookup", s.j, s.ref.checksum("windows", s.k),
+                                            s.ref.checksum("groups", s.k), looked_up),
                                  [st.windows / f for f in RUN_FILES],
-                                 DistinctWindows(str(st.source), str(s.shard_dir), str(s.anchors_dir), str(repeated),
-                                                 st.regions, str(st.windows), L)))
+                                 DistinctWindows(str(st.source), str(st.built), queries, str(st.windows), L)))
         if st.made:
             theirs = window_folder(s.ref.ws, L) / "repeated.npy"
             jobs.append(ShardJob(s.j, chain(key, "ref_text", s.j, s.ref.checksum("tokenize", s.k),
@@ -1025,7 +1014,7 @@ def _reduced_firsts(st: Stream, place, kept_only: bool, wanted: np.ndarray) -> t
     g = np.load(st.write / "run_gid.npy")
     idx = np.flatnonzero(g >= 0)
     idx = idx[wanted[g[idx]]]
-    theirs = np.asarray(load_npy(st.source / "run_gid.npy")[np.asarray(load_npy(st.windows / "runs.npy"))[idx]])
+    theirs = np.asarray(load_npy(st.windows / "theirs.npy"))[idx]
     q1 = np.asarray(load_npy(st.windows / "wpos.npy"))[idx].astype(np.int64)
     q2 = np.full(len(idx), -1, dtype=np.int64)
     rep = theirs >= 0

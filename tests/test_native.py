@@ -117,6 +117,60 @@ def test_windows_merge_scatter_match_brute_force(data, L, k, dt):
     assert [keys[w] for w in sorted(keys)] == list(range(G))
 
 
+def sorted_stream(T, offsets, L):
+    """(tokens, wpos, wl) of one shard, as the repeats stage makes them."""
+    sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32) if len(T) else np.zeros(0, np.int32)
+    wpos, wl = native.local_windows(sa, native.lcp_array(T, sa), valid_windows(offsets, len(T), L), L)
+    return T, wpos, wl
+
+
+def check_find_windows(ref, query, L):
+    """find_windows and window_lcp against the windows compared one by one."""
+    heads, ends = native.find_windows(ref, query, L)
+    T, wpos, _ = ref
+    runs: dict[tuple, list[int]] = {}
+    for i, p in enumerate(wpos.tolist()):
+        runs.setdefault(tuple(T[p:p + L].tolist()), []).append(i)
+    qT, qpos, _ = query
+    wanted = {tuple(qT[p:p + L].tolist()) for p in qpos.tolist()}
+    want = sorted((r[0], r[-1] + 1) for w, r in runs.items() if w in wanted)
+    assert all(r == list(range(r[0], r[-1] + 1)) for r in runs.values())  # equal windows are one run
+    assert list(zip(heads.tolist(), ends.tolist())) == want
+    kept = wpos[heads]
+    lcp = native.window_lcp(T, kept, L)
+    for i in range(len(kept)):
+        a, b = (T[kept[i - 1]:kept[i - 1] + L], T[kept[i]:kept[i] + L]) if i else (T[:0], T[:0])
+        n = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
+        assert lcp[i] == n
+    return len(heads)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), L=st.integers(1, 12), dt=st.sampled_from([np.uint8, np.uint16, np.uint32]))
+def test_find_windows_matches_brute_force(data, L, dt):
+    def shard(n_docs, size):
+        docs = data.draw(st.lists(st.lists(st.integers(0, 2), max_size=size), max_size=n_docs))
+        T = np.array([t for d in docs for t in d], dtype=dt)
+        if dt is np.uint32:
+            T = T + 70_000
+        return sorted_stream(T, np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64), L)
+
+    check_find_windows(shard(6, 80), shard(3, 30), L)
+
+
+def test_find_windows_gallops_over_long_stretches():
+    """A reference whose windows are one run of thousands (past the scan of a run's end) and
+    many distinct windows no query falls between (past the walk): found as one by one."""
+    rng = np.random.default_rng(5)
+    L = 8
+    T = np.concatenate([np.zeros(6000, np.uint8), rng.integers(1, 4, 20000).astype(np.uint8)])
+    ref = sorted_stream(T, np.array([0, 6000, len(T)], np.int64), L)
+    picks = rng.choice(len(T) - L, 40, replace=False)
+    Q = np.concatenate([T[p:p + L] for p in picks] + [np.zeros(L, np.uint8), np.full(L, 9, np.uint8)])
+    query = sorted_stream(Q, np.arange(0, len(Q) + 1, L).astype(np.int64), L)
+    assert check_find_windows(ref, query, L) >= 30
+
+
 def test_merge_on_adversarial_repeats_is_not_quadratic():
     """The corpus repeated 8 times over 8 shards: every window ties on long prefixes."""
     base = np.frombuffer(b"abracadabra " * 2000, dtype=np.uint8)

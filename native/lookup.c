@@ -1,0 +1,205 @@
+/* Windows of one sorted stream looked up in another (a reference's), by galloping search:
+ * the queries come in sorted order, so each one's place is searched for from the last one's,
+ * and a query costs the logarithm of the distance between the two places, not of the whole
+ * stream. A reference many times the size of the new text is read only where it is probed. */
+#include <string.h>
+#include "kernels.h"
+
+typedef struct {
+    const uint8_t *T;
+    int64_t nt; /* tokens in T */
+    const void *wpos;
+    int wpos64;
+    int64_t nw;
+    int es;
+    int64_t L;
+    int bad; /* a window position outside T was met (a damaged stream) */
+} side;
+
+static inline const uint8_t *window(side *s, int64_t i) {
+    int64_t p = idx_at(s->wpos, i, s->wpos64);
+    if (p < 0 || p + s->L > s->nt) {
+        s->bad = 1;
+        return NULL;
+    }
+    return s->T + p * s->es;
+}
+
+/* fetches the tokens of window i from token `from` on into the cache ahead of a compare */
+static inline void pf(const side *s, int64_t i, int64_t from) {
+    int64_t p = idx_at(s->wpos, i, s->wpos64);
+    if (p >= 0 && p + s->L <= s->nt) __builtin_prefetch(s->T + (p + from) * s->es);
+}
+
+/* <0, 0 or >0: window x against window y, L tokens, tokens ordered numerically */
+static inline int cmp_windows(const uint8_t *x, const uint8_t *y, int es, int64_t L) {
+    if (es == 1) return memcmp(x, y, (size_t)L); /* unsigned bytes: the suffix array's order */
+    for (int64_t k = 0; k < L; k++) {
+        uint32_t a = tok_at(x, k, es), b = tok_at(y, k, es);
+        if (a != b) return a < b ? -1 : 1;
+    }
+    return 0;
+}
+
+/* r's window i against the query t; a damaged entry compares above everything, so the
+ * search ends and the caller reports it */
+static inline int probe(side *r, int64_t i, const uint8_t *t) {
+    const uint8_t *w = window(r, i);
+    return w ? cmp_windows(w, t, r->es, r->L) : 1;
+}
+
+/* The first index >= lo whose window is not below t (or nw). */
+static int64_t gallop_lower(side *r, int64_t lo, const uint8_t *t) {
+    if (lo >= r->nw || probe(r, lo, t) >= 0) return lo;
+    int64_t below = lo, step = 1, hi = lo + 1; /* window[below] < t */
+    while (hi < r->nw && probe(r, hi, t) < 0) {
+        below = hi;
+        step <<= 1;
+        hi = below + step;
+    }
+    if (hi > r->nw) hi = r->nw;
+    int64_t a = below + 1;
+    while (a < hi) {
+        int64_t mid = a + (hi - a) / 2;
+        if (probe(r, mid, t) < 0) a = mid + 1;
+        else hi = mid;
+    }
+    return a;
+}
+
+/* wl entries read before the end of a run is galloped to: 8 KB read in sequence cost
+ * less than the two or three random reads of a window each step of a gallop */
+#define RUN_SCAN 4096
+
+/* The end of the run of windows equal to window `head`: the first index after it whose
+ * window differs. wl says it for the next RUN_SCAN entries at no token read; a longer run (text
+ * repeated many times) is galloped over. */
+static int64_t run_end(side *r, const uint16_t *wl, int64_t head, const uint8_t *t) {
+    int64_t e = head + 1, stop = head + 1 + RUN_SCAN < r->nw ? head + 1 + RUN_SCAN : r->nw;
+    while (e < stop && wl[e] >= r->L) e++;
+    if (e < stop || e >= r->nw) return e;
+    int64_t same = e - 1, step = 1, hi = e; /* window[same] == t */
+    while (hi < r->nw && probe(r, hi, t) == 0) {
+        same = hi;
+        step <<= 1;
+        hi = same + step;
+    }
+    if (hi > r->nw) hi = r->nw;
+    int64_t a = same + 1;
+    while (a < hi) {
+        int64_t mid = a + (hi - a) / 2;
+        if (probe(r, mid, t) == 0) a = mid + 1;
+        else hi = mid;
+    }
+    return a;
+}
+
+/* Common prefix of windows x and y (<= L tokens) known to agree on their first `from`;
+ * *sign says how they order where they differ (0: equal). */
+static inline int64_t extend(const uint8_t *x, const uint8_t *y, int64_t from, int es, int64_t L, int *sign) {
+    if (es == 1) {
+        int64_t k = common_bytes(x, y, from, L);
+        *sign = k == L ? 0 : (x[k] < y[k] ? -1 : 1);
+        return k;
+    }
+    for (int64_t k = from; k < L; k++) {
+        uint32_t a = tok_at(x, k, es), b = tok_at(y, k, es);
+        if (a != b) {
+            *sign = a < b ? -1 : 1;
+            return k;
+        }
+    }
+    *sign = 0;
+    return L;
+}
+
+/* linear steps over the stream's wl before a query's place is galloped to */
+#define WALK 64
+
+int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
+                        const uint8_t *QT, int64_t qn, const void *qpos, int qpos64, const uint16_t *qwl, int64_t qw,
+                        int es, int64_t L, int64_t *heads, int64_t *ends) {
+    /* The merge of two sorted streams, walked on their common prefixes as sd_merge does: lo is
+     * the first window of r above the query before (t'), and m = lcp(r[lo], t') is known
+     * (known = 0 before the first query and after a gallop). With w = lcp(t', t), r[lo] is
+     * above t when m < w, below it (with lcp w) when m > w; tokens are read only when m == w,
+     * and from there on. Walking on, r[i+1] against t follows from lcp(r[i], t) and
+     * lcp(r[i], r[i+1]) = wl[i+1] the same way. A query whose place is more than WALK windows
+     * on is galloped to (log of the distance compares of whole windows), so a long stretch of
+     * r that no query falls in costs its logarithm, not its length. */
+    side r = {RT, rn, rpos, rpos64, rw, es, L, 0}, q = {QT, qn, qpos, qpos64, qw, es, L, 0};
+    int64_t found = 0, lo = 0, m = 0;
+    int known = 0;
+    for (int64_t j = 0; j < qw && lo < rw; j++) {
+        if (j > 0 && qwl[j] >= L) continue; /* the same window as the query before */
+        const uint8_t *t = window(&q, j);
+        if (!t) return -1;
+        int64_t w = j > 0 ? qwl[j] : 0;
+        /* the next queries' tokens where they leave this one: random reads, fetched ahead */
+        for (int64_t k = j + 1; k < j + 3 && k < qw; k++)
+            pf(&q, k, qwl[k]);
+        int64_t i = lo, lcp;
+        int sign;
+        if (known && m < w) { /* r[lo] leaves t' below where t follows t': above t */
+            continue;
+        } else if (known && m > w) {
+            sign = -1;
+            lcp = w;
+        } else {
+            const uint8_t *x = window(&r, i);
+            if (!x) return -1;
+            lcp = extend(x, t, known ? w : 0, es, L, &sign);
+        }
+        /* r[i] vs t is (sign, lcp); walk while it is below */
+        int64_t steps = 0;
+        while (sign < 0) {
+            if (i + 1 >= rw) { i = rw; break; }
+            if (++steps > WALK) {
+                i = gallop_lower(&r, i + 1, t);
+                if (r.bad) return -1;
+                if (i >= rw) break;
+                const uint8_t *y = window(&r, i);
+                if (!y) return -1;
+                lcp = extend(y, t, 0, es, L, &sign);
+                break;
+            }
+            if (i + 4 < rw) pf(&r, i + 4, lcp);
+            int64_t x = rwl[i + 1];
+            i++;
+            if (x > lcp) continue;        /* agrees with r[i-1] past where it is below t */
+            if (x < lcp) { sign = 1; lcp = x; break; } /* leaves r[i-1] upward before t does */
+            const uint8_t *y = window(&r, i);
+            if (!y) return -1;
+            lcp = extend(y, t, lcp, es, L, &sign);
+        }
+        if (i >= rw) { lo = rw; break; }
+        if (sign == 0) { /* r[i] is the first window of r equal to t */
+            int64_t e = run_end(&r, rwl, i, t);
+            if (r.bad) return -1;
+            heads[found] = i;
+            ends[found++] = e;
+            lo = e;
+            m = e < rw ? rwl[e] : 0; /* r[e - 1] is t */
+        } else {
+            lo = i;
+            m = lcp;
+        }
+        known = 1;
+    }
+    return found;
+}
+
+void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64_t nw, int64_t L, uint16_t *wl) {
+    for (int64_t i = 0; i < nw; i++) {
+        if (i + 8 < nw) {
+            __builtin_prefetch(T + idx_at(wpos, i + 8, wpos64) * es);
+            __builtin_prefetch(T + idx_at(wpos, i + 8, wpos64) * es + 64);
+        }
+        if (i == 0) {
+            wl[0] = 0;
+            continue;
+        }
+        const uint8_t *x = T + idx_at(wpos, i - 1, wpos64) * es, *y = T + idx_at(wpos, i, wpos64) * es;
+        wl[i] = (uint16_t)(common_bytes(x, y, 0, L * es) / es);
+    }
+}

@@ -54,7 +54,7 @@ from . import db, native
 from .errors import SadedupError
 from .locations import is_url
 from .progress import say
-from .workspace import files_checksum, flock_or_holder, load_npy, save_npy, task_sums
+from .workspace import file_bytes, files_checksum, flock_or_holder, load_npy, save_npy, task_sums
 
 if TYPE_CHECKING:
     from .config import Workflow
@@ -799,7 +799,7 @@ class CrossRange:
         dup = b[1:][b[1:] == b[:-1]]
         found = np.union1d(distinct(dup), np.intersect1d(a, distinct(b), assume_unique=True))
         save_npy(Path(self.out), found.astype(np.uint64, copy=False))
-        return {"hashes": len(found)}
+        return {"hashes": len(found), "wrote": file_bytes([self.out])}
 
 
 def repeated_hashes(stage: "Stage", ctx: "Context", key: str, own: list[Path], memory: int, parts: int,

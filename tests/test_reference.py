@@ -171,6 +171,13 @@ def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefil
     # sources that are in the reference, and exact duplicates of its documents, say so
     assert rows(b, "SELECT count(*) FROM spans WHERE src_ref = 0")[0][0] > 0
     assert rows(b, "SELECT count(*) FROM cluster_members WHERE src_ref = 0")[0][0] > 0
+    # what the tasks reading the reference wrote for others to read is counted, file by file
+    moved = {s: json.loads(d)["moved_bytes"] for s, d in rows(b, "SELECT stage, detail FROM stages WHERE shard = -1")
+             if s in ("candidates", "repeats")}
+    size = lambda pattern: sum(p.stat().st_size for p in b.glob(pattern))  # noqa: E731
+    assert moved["candidates"]["CrossRange"] > 0
+    # DistinctWindows's files (wpos, wl, theirs, heads, ends) beside the merge's run_gid.npy
+    assert moved["repeats"]["DistinctWindows"] == size("substring/*/L*/ref0_shard_*/[wteh]*.npy") > 0
 
 
 def test_chained_references_and_minhash(cli, tmp_path):

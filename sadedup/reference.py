@@ -1019,11 +1019,12 @@ def _reduced_firsts(st: Stream, place, kept_only: bool, wanted: np.ndarray) -> t
     q2 = np.full(len(idx), -1, dtype=np.int64)
     rep = theirs >= 0
     if rep.any():
-        firsts = np.load(st.source / "firsts.npy")
+        # mapped, not read whole: the groups looked up are a part of the reference's
+        firsts = load_npy(st.source / "firsts.npy")
         f = np.searchsorted(firsts[0], theirs[rep])
         if f.max() >= firsts.shape[1] or not np.array_equal(firsts[0][f], theirs[rep]):
             raise SadedupError(f"reference {st.shard.ref.root}: {st.source / 'firsts.npy'} does not list the groups of "
-                               f"its run_gid.npy; rerun its repeats stage")
+                               f"its gid.npy; rerun its repeats stage")
         q1[rep], q2[rep] = firsts[1][f], firsts[2][f]
     p1, ok1 = place(q1)
     least = np.where(ok1, p1, _NONE)

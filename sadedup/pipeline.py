@@ -12,7 +12,7 @@ import functools
 import inspect
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -291,10 +291,12 @@ def _warn_machine(wf: Workflow) -> None:
              f"{total / 1e9:.1f} GB of memory; shards sized for it may not fit")
 
 
-def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
+def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = None) -> list[dict[str, Any]]:
     """Every stage the folder's workflow runs, in order, with its state: done, pending (never
     ran), stale (what it read, or its settings, changed since it ran; or its files are
     damaged), interrupted or failed, and why. `verify` also checks artifacts' checksums.
+    `of`: only those stages and the ones they depend on (a stage's state depends on nothing
+    else), so a command about one stage neither imports nor checks the stages after it.
 
     `ws` itself is not changed: the stages are asked through a view of it (same folder, same
     database connection) whose `verify` is the argument, so a caller's Workspace keeps its
@@ -305,7 +307,10 @@ def standing(ws: Workspace, verify: bool = True) -> list[dict[str, Any]]:
     ctx = Context(view)
     out: list[dict[str, Any]] = []
     current: dict[str, bool] = {}
+    wanted = None if of is None else {u for name in of for u in (name, *graph.before(name, wf))}
     for n in graph.plan(wf):
+        if wanted is not None and n.name not in wanted:
+            continue
         stage = n.stage()
         row = view.stage_row(n.name)
         state, why = "done", None
@@ -361,7 +366,7 @@ def _require(ws: Workspace, name: str) -> None:
                            f"add it with --set")
     needed = set(graph.before(name, wf)) - set(graph.node(name).stage().runs_after)
     # export reads the decisions, not the artifacts: their sizes are checked, not their sums
-    for s in standing(ws, verify=name != "export"):
+    for s in standing(ws, verify=name != "export", of=needed):
         if s["stage"] in needed and s["state"] != "done":
             how = f"sadedup run --workdir {ws.root}" if s["stage"] == "ingest" else f"sadedup {s['stage']} {ws.root}"
             raise SadedupError(f"stage {name} needs {s['stage']} first ({s['why']}): run `{how}`")

@@ -151,7 +151,7 @@ def stale_reason(ws: Workspace, stage: str) -> str | None:
     if not graph.enabled(stage, wf):
         method = graph.node(stage).method
         return f"the work folder's workflow has no {method} stage (stages={','.join(wf.stages)})"
-    for s in standing(ws, verify=False):
+    for s in standing(ws, verify=False, of=[stage]):
         if s["stage"] == stage and s["state"] != "done":
             return f"stage {stage} is {s['state']} ({s['why']}); run `sadedup run --workdir {ws.root}` first"
     return None

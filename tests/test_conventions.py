@@ -419,6 +419,31 @@ def test_status_checks_what_it_is_told_and_leaves_the_workspace_as_it_was(done):
     assert ws.prov is not prov and ws.prov.engine is ws.engine and ws.prov is ws.prov
 
 
+def test_standing_of_some_stages_is_what_the_whole_standing_says_of_them(done):
+    """standing(ws, of=...) (what a stage command and a sweep ask) gives those stages and the
+    ones they depend on exactly as the whole standing does, current or stale."""
+    from sadedup import graph, pipeline
+    from sadedup.workspace import Workspace
+
+    w, _ = done
+    ws = Workspace(w)
+    names = [n.name for n in graph.plan(ws.workflow)]
+    target = w / "ingest" / "texts.bin"  # damaged without changing its size: only a checksum sees it
+    data = bytearray(target.read_bytes())
+    data[-1] ^= 0xFF
+    target.write_bytes(bytes(data))
+    for verify in (False, True):   # all done; then ingest stale, and every stage after it
+        whole = pipeline.standing(ws, verify=verify)
+        assert [s["stage"] for s in whole] == names
+        assert {s["state"] for s in whole} == ({"stale"} if verify else {"done"})
+        for name in names:
+            wanted = {name, *graph.before(name, ws.workflow)}
+            assert pipeline.standing(ws, verify=verify, of=[name]) == [s for s in whole if s["stage"] in wanted]
+        assert pipeline.standing(ws, verify=verify, of=["exact", "repeats"]) == \
+            [s for s in whole if s["stage"] in {"exact", "repeats", *graph.before("repeats", ws.workflow)}]
+        assert pipeline.standing(ws, of=[]) == []
+
+
 # ---- 6. the sample run: where the README says, ignored by git
 
 def test_the_sample_run_writes_where_the_readme_says_and_git_ignores_it(sample_run):

@@ -334,20 +334,22 @@ int sd_shingle_sets(const sd_docs *D, int lower, int mode, int ngram, uint64_t s
     return 0;
 }
 
+static inline double jaccard(const uint64_t *h, const int64_t *off, const int64_t *cnt, int64_t p, int64_t q) {
+    const uint64_t *a = h + off[p], *b = h + off[q];
+    int64_t na = cnt[p], nb = cnt[q], i = 0, j = 0, inter = 0;
+    while (i < na && j < nb) {
+        uint64_t x = a[i], y = b[j];
+        inter += x == y;
+        i += x <= y;
+        j += y <= x;
+    }
+    int64_t uni = na + nb - inter;
+    return uni ? (double)inter / (double)uni : 0.0;
+}
+
 void sd_jaccard_pairs(const uint64_t *h, const int64_t *off, const int64_t *cnt, const int64_t *pi,
                       const int64_t *pj, int64_t npairs, double *out) {
-    for (int64_t k = 0; k < npairs; k++) {
-        const uint64_t *a = h + off[pi[k]], *b = h + off[pj[k]];
-        int64_t na = cnt[pi[k]], nb = cnt[pj[k]], i = 0, j = 0, inter = 0;
-        while (i < na && j < nb) {
-            uint64_t x = a[i], y = b[j];
-            inter += x == y;
-            i += x <= y;
-            j += y <= x;
-        }
-        int64_t uni = na + nb - inter;
-        out[k] = uni ? (double)inter / (double)uni : 0.0;
-    }
+    for (int64_t k = 0; k < npairs; k++) out[k] = jaccard(h, off, cnt, pi[k], pj[k]);
 }
 
 static inline int64_t find(int64_t *root, int64_t x) {
@@ -366,4 +368,143 @@ void sd_components(int64_t n, const int64_t *ei, const int64_t *ej, int64_t nedg
         else if (b < a) root[a] = b;
     }
     for (int64_t x = 0; x < n; x++) root[x] = find(root, x);
+}
+
+/* ---- the cluster cut (sadedup.lsh.cluster, one pass in C) ---- */
+
+typedef struct { int64_t root, rank, node; } cut_key;
+typedef struct { int64_t node; double sim; } cut_member;
+
+static int cmp_cut_key(const void *x, const void *y) {
+    const cut_key *a = x, *b = y;
+    if (a->root != b->root) return a->root < b->root ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+static int cmp_cut_member(const void *x, const void *y) {
+    const cut_member *a = x, *b = y;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+/* The similarity of nodes p and q that are no verified pair; -2 / -3 as sd_cluster_cut. */
+static inline int cut_similarity(const sd_similarity *S, int64_t p, int64_t q, double *out) {
+    if (S->kind == 0) return -2;
+    int64_t a = S->row[p], b = S->row[q];
+    if (a < 0 || b < 0) return -3;
+    if (S->kind == 1) {
+        const uint32_t *x = S->sig + a * S->width, *y = S->sig + b * S->width;
+        int64_t same = 0;
+        for (int64_t i = 0; i < S->width; i++) same += x[i] == y[i];
+        *out = (double)same / (double)S->width;
+    } else {
+        *out = jaccard(S->h, S->off, S->cnt, a, b);
+    }
+    return 0;
+}
+
+int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const double *esim, int64_t E,
+                       const int64_t *rank, const double *floor, const sd_similarity *S, int64_t *kept,
+                       int64_t *nkept, int64_t *member, int64_t *cluster, double *msim, int64_t *asked) {
+    int64_t *root = malloc((size_t)(n ? n : 1) * 8), *start = calloc((size_t)n + 1, 8);
+    int64_t *dst = malloc((size_t)(E ? 2 * E : 1) * 8), *stamp = malloc((size_t)(n ? n : 1) * 8);
+    int64_t *front = malloc((size_t)(n ? n : 1) * 8), *next = malloc((size_t)(n ? n : 1) * 8);
+    double *dsim = malloc((size_t)(E ? 2 * E : 1) * 8);
+    uint8_t *remaining = calloc((size_t)(n ? n : 1), 1);
+    cut_key *order = malloc((size_t)(n ? n : 1) * sizeof(cut_key));
+    cut_member *mem = malloc((size_t)(n ? n : 1) * sizeof(cut_member));
+    int64_t rc = 0, m = 0, nk = 0, count = 0, visit = 0;
+    *asked = 0;
+    if (!root || !start || !dst || !stamp || !front || !next || !dsim || !remaining || !order || !mem) {
+        rc = -1;
+        goto done;
+    }
+    sd_components(n, ei, ej, E, root);
+    /* adjacency in the order lsh.cluster's stable argsort of (ei, ej) gives: a node's edges
+     * as the first end, then as the second, each in edge order */
+    for (int64_t k = 0; k < E; k++) { start[ei[k] + 1]++; start[ej[k] + 1]++; }
+    for (int64_t x = 0; x < n; x++) start[x + 1] += start[x];
+    int64_t *fill = next;  /* scratch until the cut needs it */
+    for (int64_t x = 0; x < n; x++) fill[x] = start[x];
+    for (int64_t k = 0; k < E; k++) { dst[fill[ei[k]]] = ej[k]; dsim[fill[ei[k]]++] = esim[k]; }
+    for (int64_t k = 0; k < E; k++) { dst[fill[ej[k]]] = ei[k]; dsim[fill[ej[k]]++] = esim[k]; }
+    for (int64_t x = 0; x < n; x++) {
+        stamp[x] = -1;
+        if (start[x + 1] > start[x]) {
+            remaining[x] = 1;
+            order[count].root = root[x];
+            order[count].rank = rank[x];
+            order[count++].node = x;
+        }
+    }
+    qsort(order, (size_t)count, sizeof(cut_key), cmp_cut_key);
+    for (int64_t c0 = 0, c1; c0 < count; c0 = c1) {
+        for (c1 = c0 + 1; c1 < count && order[c1].root == order[c0].root; c1++) {}
+        if (c1 - c0 == 2) {  /* one verified pair: kept whole, the better-ranked node kept */
+            int64_t k = order[c0].node, v = order[c0 + 1].node;
+            double s = 0.0;
+            for (int64_t e = start[k]; e < start[k + 1]; e++)
+                if (dst[e] == v) { s = dsim[e]; break; }
+            kept[nk] = k;
+            member[m] = k; cluster[m] = nk; msim[m++] = 1.0;
+            member[m] = v; cluster[m] = nk; msim[m++] = s;
+            nk++;
+            continue;
+        }
+        for (int64_t c = c0; c < c1; c++) {
+            int64_t k = order[c].node;
+            if (!remaining[k]) continue;
+            remaining[k] = 0;
+            stamp[k] = visit;
+            int64_t nm = 0, nf = 0;
+            /* direct neighbours of k: their verified similarity is their similarity to k */
+            for (int64_t e = start[k]; e < start[k + 1]; e++) {
+                int64_t v = dst[e];
+                if (!remaining[v] || stamp[v] == visit) continue;
+                stamp[v] = visit;
+                double f = floor[k] > floor[v] ? floor[k] : floor[v];
+                if (dsim[e] >= f) {
+                    mem[nm].node = v; mem[nm++].sim = dsim[e];
+                    front[nf++] = v;
+                }
+            }
+            while (nf) {
+                int64_t nn = 0;
+                for (int64_t i = 0; i < nf; i++) {
+                    int64_t u = front[i];
+                    for (int64_t e = start[u]; e < start[u + 1]; e++) {
+                        int64_t v = dst[e];
+                        if (!remaining[v] || stamp[v] == visit) continue;
+                        stamp[v] = visit;
+                        double s, f = floor[k] > floor[v] ? floor[k] : floor[v];
+                        int r = cut_similarity(S, k, v, &s);
+                        if (r) { rc = r; goto done; }
+                        (*asked)++;
+                        if (s >= f) {
+                            mem[nm].node = v; mem[nm++].sim = s;
+                            next[nn++] = v;
+                        }
+                    }
+                }
+                int64_t *t = front; front = next; next = t;
+                nf = nn;
+            }
+            visit++;
+            if (!nm) continue;
+            qsort(mem, (size_t)nm, sizeof(cut_member), cmp_cut_member);
+            kept[nk] = k;
+            member[m] = k; cluster[m] = nk; msim[m++] = 1.0;
+            for (int64_t i = 0; i < nm; i++) {
+                remaining[mem[i].node] = 0;
+                member[m] = mem[i].node; cluster[m] = nk; msim[m++] = mem[i].sim;
+            }
+            nk++;
+        }
+    }
+    rc = m;
+done:
+    *nkept = nk;
+    free(root); free(start); free(dst); free(stamp); free(front); free(next); free(dsim); free(remaining);
+    free(order); free(mem);
+    return rc;
 }

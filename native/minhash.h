@@ -65,4 +65,27 @@ void sd_jaccard_pairs(const uint64_t *h, const int64_t *off, const int64_t *cnt,
  * whatever the order of the edges. */
 void sd_components(int64_t n, const int64_t *ei, const int64_t *ej, int64_t nedges, int64_t *root);
 
+/* Where the cut finds the similarity of two nodes that are no verified pair: kind 0 nowhere,
+ * 1 signature agreement (rows of sig, `width` values each), 2 exact Jaccard of the sets
+ * h[off[r] : off[r] + cnt[r]]; node x is row row[x] (-1: none). */
+typedef struct {
+    int kind;
+    const int64_t *row;
+    const uint32_t *sig;
+    int64_t width;
+    const uint64_t *h;
+    const int64_t *off, *cnt;
+} sd_similarity;
+
+/* The clusters sadedup.lsh.cluster makes of n nodes, verified pairs (ei[k], ej[k]) of
+ * similarity esim[k], keep-rule ranks and per-node drift floors (a member needs the higher of
+ * its own and the kept node's), in its order: components by smallest node, clusters in visiting
+ * order, each its kept node then the others by node, with their similarity to the kept one.
+ * kept[nkept] (room for n / 2), member / cluster / msim (room for n). Returns the members, or
+ * -1 out of memory, -2 a similarity was needed and S has none, -3 one of a node without a row;
+ * asked: how many similarities it computed. */
+int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const double *esim, int64_t E,
+                       const int64_t *rank, const double *floor, const sd_similarity *S, int64_t *kept,
+                       int64_t *nkept, int64_t *member, int64_t *cluster, double *msim, int64_t *asked);
+
 #endif

@@ -741,6 +741,62 @@ static PyObject *py_jaccard_pairs(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* cluster_cut(n, ei, ej, esim, rank, floor, kind, row, sig, width, h, off, cnt,
+ *             kept, member, cluster, msim) -> (members, kept, asked) */
+static PyObject *py_cluster_cut(PyObject *self, PyObject *args) {
+    long long n, width;
+    int kind;
+    Py_buffer ei, ej, es, rk, fl, row, sig, h, off, cnt, kept, mem, clu, ms;
+    if (!PyArg_ParseTuple(args, "Ly*y*y*y*y*iy*y*Ly*y*y*w*w*w*w*", &n, &ei, &ej, &es, &rk, &fl, &kind, &row, &sig,
+                          &width, &h, &off, &cnt, &kept, &mem, &clu, &ms))
+        return NULL;
+    PyObject *ret = NULL;
+    int64_t E = ei.len / 8, rows = 0;
+    int ok = n >= 0 && ej.len == ei.len && es.len == ei.len && rk.len >= n * 8 && fl.len >= n * 8 &&
+             need(&kept, (n / 2) * 8, "kept") && need(&mem, n * 8, "member") && need(&clu, n * 8, "cluster") &&
+             need(&ms, n * 8, "msim");
+    if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cluster_cut: mismatched array lengths");
+    const int64_t *a = ei.buf, *b = ej.buf, *r = row.buf, *o = off.buf, *c = cnt.buf;
+    for (int64_t k = 0; ok && k < E; k++)
+        if (a[k] < 0 || a[k] >= n || b[k] < 0 || b[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "cluster_cut: edge endpoint out of range");
+            ok = 0;
+        }
+    if (ok && kind != 0) {  /* every row the similarity may read lies in its arrays */
+        if (kind == 1 && width > 0) rows = sig.len / 4 / width;
+        else if (kind == 2 && off.len == cnt.len) {
+            rows = off.len / 8;
+            for (int64_t x = 0; ok && x < rows; x++)
+                if (o[x] < 0 || c[x] < 0 || o[x] + c[x] > h.len / 8) {
+                    PyErr_SetString(PyExc_ValueError, "cluster_cut: a set runs outside the hashes");
+                    ok = 0;
+                }
+        }
+        if (ok && (kind < 0 || kind > 2 || row.len < n * 8 || (kind == 1 && width <= 0))) {
+            PyErr_SetString(PyExc_ValueError, "cluster_cut: bad similarity arrays");
+            ok = 0;
+        }
+        for (int64_t x = 0; ok && x < n; x++)
+            if (r[x] >= rows) {
+                PyErr_SetString(PyExc_ValueError, "cluster_cut: a node's row is outside the similarity arrays");
+                ok = 0;
+            }
+    }
+    if (ok) {
+        sd_similarity S = {kind, r, sig.buf, width, h.buf, o, c};
+        int64_t got, nk = 0, asked = 0;
+        Py_BEGIN_ALLOW_THREADS
+        got = sd_cluster_cut(n, a, b, es.buf, E, rk.buf, fl.buf, &S, kept.buf, &nk, mem.buf, clu.buf, ms.buf, &asked);
+        Py_END_ALLOW_THREADS
+        if (got == -1) PyErr_NoMemory();
+        else if (got == -3) PyErr_SetString(PyExc_ValueError, "cluster_cut: a similarity of a node without a row");
+        else ret = Py_BuildValue("LLL", (long long)got, (long long)nk, (long long)asked);
+    }
+    Py_buffer *all[] = {&ei, &ej, &es, &rk, &fl, &row, &sig, &h, &off, &cnt, &kept, &mem, &clu, &ms};
+    for (int i = 0; i < 14; i++) PyBuffer_Release(all[i]);
+    return ret;
+}
+
 static PyObject *py_components(PyObject *self, PyObject *args) {
     long long n;
     Py_buffer ei, ej, root;
@@ -1358,6 +1414,7 @@ static PyMethodDef methods[] = {
     {"shingle_sets", py_shingle_sets, METH_VARARGS, "Sorted distinct shingle hashes of documents."},
     {"jaccard_pairs", py_jaccard_pairs, METH_VARARGS, "Exact Jaccard of pairs of sorted sets."},
     {"components", py_components, METH_VARARGS, "Union-find: smallest node of every node's component."},
+    {"cluster_cut", py_cluster_cut, METH_VARARGS, "The clusters lsh.cluster cuts, in one native pass."},
     {"sa_range", py_sa_range, METH_VARARGS, "sa_range(T, es, sa, is64, P): the suffixes that start with P."},
     {"in_documents", py_in_documents, METH_VARARGS, "Of a suffix-array range, the entries whose first m tokens lie in one document."},
     {"dc_words", py_dc_words, METH_VARARGS, "Words (\\w+, case-folded) of documents, with hashes and folded code points."},

@@ -474,6 +474,50 @@ def components(n: int, ei: np.ndarray, ej: np.ndarray) -> np.ndarray:
     return root
 
 
+class NeedSimilarity(Exception):
+    """cluster_cut needed the similarity of a pair that is not verified and was given none."""
+
+
+def cluster_cut(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.ndarray,
+                floor: float | np.ndarray, rows: np.ndarray | None = None, signatures: np.ndarray | None = None,
+                sets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """sadedup.lsh.cluster in one native pass, the same clusters in the same order: (kept per
+    cluster, member, its cluster, its similarity to the kept node, similarities computed).
+    The similarity of two nodes that are no verified pair is the agreement of rows
+    rows[x] of `signatures` (estimate_pairs), or the exact Jaccard of sets rows[x] of
+    `sets` = (hashes, offsets, counts) as shingle_sets makes them (jaccard_pairs); a node
+    that may be asked for needs a row (-1: none). Raises NeedSimilarity when one is asked
+    for and neither is given: a caller that makes them only when needed then retries."""
+    ei = np.ascontiguousarray(ei, dtype=np.int64)
+    ej = np.ascontiguousarray(ej, dtype=np.int64)
+    esim = np.ascontiguousarray(esim, dtype=np.float64)
+    rank = np.ascontiguousarray(rank, dtype=np.int64)
+    fl = np.full(n, float(floor)) if np.isscalar(floor) else np.ascontiguousarray(floor, dtype=np.float64)
+    if len(ei) != len(ej) or len(esim) != len(ei) or len(rank) != n or len(fl) != n:
+        raise ValueError("cluster_cut: mismatched array lengths")
+    if not len(ei):
+        z = np.zeros(0, np.int64)
+        return z, z, z, np.zeros(0), 0
+    kept, member = np.empty(n // 2, np.int64), np.empty(n, np.int64)
+    cluster, msim = np.empty(n, np.int64), np.empty(n, np.float64)
+    kind, width, sig, h, off, cnt = 0, 0, b"", b"", b"", b""
+    if signatures is not None or sets is not None:
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if signatures is not None:
+            kind, width = 1, signatures.shape[1]
+            sig = _buf(np.ascontiguousarray(signatures, dtype=np.uint32))
+        else:
+            kind = 2
+            h, off, cnt = (_buf(np.ascontiguousarray(a, dtype=t)) for a, t in zip(sets, (np.uint64, np.int64, np.int64)))
+    got, nk, asked = _native.cluster_cut(int(n), _buf(ei), _buf(ej), _buf(esim), _buf(rank), _buf(fl), kind,
+                                         b"" if rows is None or not kind else _buf(rows), sig, int(width), h, off,
+                                         cnt, _buf(kept), _buf(member), _buf(cluster), _buf(msim))
+    if got == -2:
+        raise NeedSimilarity()
+    return kept[:nk], member[:got], cluster[:got], msim[:got], int(asked)
+
+
 # ---- count and locate (native/occurrences.c) ----------------------------------------------
 
 def sa_range(tokens: np.ndarray, sa: np.ndarray, pattern: np.ndarray) -> tuple[int, int]:

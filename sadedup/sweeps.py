@@ -10,12 +10,11 @@ MinHash thresholds. Candidate pairs come from banding alone, so they do not depe
 threshold: the stage keeps every candidate pair with the similarity it verified
 (``pairs.npy``, ``pair_similarity.npy`` in its folder). At threshold t the verified pairs
 are those of similarity >= t, and the clusters are cut at the drift floor f(t) exactly as
-the stage cuts them (sadedup.lsh.cluster), with the same keep rule: `cut` makes the clusters
-lsh.cluster makes, a step of every component at once rather than one component and node at a
-time, and cuts the graphs of several thresholds as one (tests/test_sweep_cut.py holds it to
-lsh.cluster). Cutting a component of three or more documents asks for similarities of pairs
-that are not candidates: with ``verify = "estimate"`` they come from the stored signatures,
-with ``"exact"`` from the shingle sets of those documents only, recomputed. A work folder
+the stage cuts them (sadedup.lsh.cluster), with the same keep rule: native.cluster_cut makes
+lsh.cluster's clusters in one native pass (tests/test_sweep_cut.py holds it to lsh.cluster).
+Cutting a component of three or more documents asks for similarities of pairs that are not
+candidates: with ``verify = "estimate"`` they come from the stored signatures, with
+``"exact"`` from the shingle sets of those documents only, recomputed. A work folder
 whose minhash stage ran before the pairs were kept gets them from the stored band hashes and
 signatures (banding and verification again, never signatures). Every threshold in (0, 1]
 can be answered.
@@ -74,8 +73,6 @@ from .workspace import Workspace, load_npy, save_npy, writable_npy
 THRESHOLD, LENGTH = "minhash_threshold", "min_length"
 # what `sadedup report` sweeps by default when the minhash stage ran (cheap: stored pairs)
 REPORT_THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
-# verified pairs of the thresholds a sweep cuts as one graph (some 150 bytes of arrays each)
-STACK_EDGES = 1 << 22
 
 
 # ---- values from the command line
@@ -201,6 +198,13 @@ class MinhashStore:
         texts, offsets = open_texts(self.root)
         return MinHash._exact_similarity(scratch, texts, offsets, self.doc_ids, rows, self.nsh, self.cfg)
 
+    def sets(self, rows: np.ndarray, scratch: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The shingle sets of `rows` (as shingle_sets makes them), as native.cluster_cut reads them."""
+        from .stages.minhash import MinHash
+
+        texts, offsets = open_texts(self.root)
+        return MinHash._shingle_sets(scratch, texts, offsets, self.doc_ids, rows, self.nsh, self.cfg)
+
 
 def minhash_store(ws: Workspace, scratch: Path, executor: Executor | None = None) -> MinhashStore:
     """What the current minhash stage of `ws` left (see the module doc); the candidate pairs
@@ -253,31 +257,6 @@ def minhash_store(ws: Workspace, scratch: Path, executor: Executor | None = None
     return store
 
 
-class _SplitSimilarity:
-    """The similarity the cluster cut asks for, between nodes of components of three or more
-    documents (pairs of two never ask): from the stored signatures, or exact Jaccard of
-    those documents' shingle sets. Made on first use, for the nodes `needed` only."""
-
-    def __init__(self, store: MinhashStore, nodes: np.ndarray, needed: np.ndarray, scratch: Path) -> None:
-        self.store, self.nodes, self.needed, self.scratch = store, nodes, needed, scratch
-        self.pos = np.full(len(nodes), -1, dtype=np.int64)
-        self.pos[needed] = np.arange(len(needed))
-        self._fn: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-
-    def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        if self._fn is None:
-            rows = self.nodes[self.needed]
-            if self.store.cfg.verify == "exact":
-                self._fn = self.store.shingle_sets(rows, self.scratch)
-            else:
-                S = self.store.signatures(rows)
-                self._fn = lambda a, b: mh.estimate_pairs(S, a, b)
-        a, b = self.pos[x], self.pos[y]
-        if (a < 0).any() or (b < 0).any():
-            raise AssertionError("a cluster cut asked for a node outside its component")
-        return self._fn(a, b)
-
-
 def verified_at(ws: Workspace, store: MinhashStore, t: float) -> tuple[np.ndarray, float | np.ndarray]:
     """At minhash.threshold t, as the stage decides: which candidate pairs verify, and the
     drift floor (one, or per document with [[sources]] thresholds: a pair verifies at the
@@ -290,111 +269,23 @@ def verified_at(ws: Workspace, store: MinhashStore, t: float) -> tuple[np.ndarra
     return store.sim >= np.maximum(thr[store.pi], thr[store.pj]), np.maximum(0.0, (3.0 * thr - 1.0) / 2.0)
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """lo[0]..hi[0]-1, lo[1]..hi[1]-1, ... concatenated."""
-    n = hi - lo
-    total = int(n.sum())
-    if not total:
-        return np.zeros(0, np.int64)
-    return np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(total)
-
-
-def cut(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.ndarray,
-        similarity: Callable[[np.ndarray, np.ndarray], np.ndarray],
-        floor: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The clusters sadedup.lsh.cluster makes of the same arguments, every component cut at
-    once: (kept node per cluster, the other members, each one's cluster as an index into
-    kept), clusters in no particular order.
-
-    lsh.cluster visits a component's nodes in rank order; each one still remaining keeps the
-    nodes it reaches over verified pairs through nodes of similarity >= the floor to it (a
-    direct neighbour by its verified similarity, any other by `similarity`), and those leave.
-    Here step s does the s-th visit of every component together: its node is the first one
-    left in (root, rank) order, and the search goes a level of neighbours at a time for all
-    of them (one `similarity` call per level, asked for exactly the pairs lsh.cluster asks
-    for). So the Python work is per step and level, not per node and edge: a sweep cuts the
-    graphs of several thresholds as one (their nodes numbered apart), in as many steps as the
-    component that needs the most."""
-    z = np.zeros(0, np.int64)
-    if not len(ei):
-        return z, z, z
-    ei, ej = np.asarray(ei, np.int64), np.asarray(ej, np.int64)
-    fl = np.full(n, float(floor)) if np.isscalar(floor) else np.asarray(floor, dtype=np.float64)
-    root = native.components(n, ei, ej)
-    remaining = np.zeros(n, bool)
-    remaining[ei] = remaining[ej] = True
-    inside = np.flatnonzero(remaining)
-    pair = np.bincount(root[inside], minlength=n)[root] == 2   # lsh.cluster keeps a pair whole
-    order = inside[np.lexsort((rank[inside], root[inside]))]
-    src = np.concatenate([ei, ej])
-    o = np.argsort(src)          # a node's neighbours in any order: no step depends on it
-    dst, ssim = np.concatenate([ej, ei])[o], np.concatenate([esim, esim])[o]
-    adj = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=adj[1:])
-    seen = np.full(n, -1, np.int64)    # the step that last looked at a node
-    slot = np.zeros(n, np.int64)
-    kept_l, mem_l, clu_l = [], [], []
-    step = 0
-    while len(order):
-        r = root[order]
-        K = order[np.r_[True, r[1:] != r[:-1]]]
-        remaining[K] = False
-        seen[K] = step
-        lo, hi = adj[K], adj[K + 1]
-        at = _ranges(lo, hi)
-        v, s, k = dst[at], ssim[at], np.repeat(K, hi - lo)
-        m = remaining[v]
-        v, s, k = v[m], s[m], k[m]
-        seen[v] = step
-        ok = (s >= np.maximum(fl[k], fl[v])) | pair[v]
-        front, fk = v[ok], k[ok]
-        members, anchors = [front], [fk]
-        while len(front):
-            lo, hi = adj[front], adj[front + 1]
-            at = _ranges(lo, hi)
-            w, wk = dst[at], np.repeat(fk, hi - lo)
-            m = remaining[w] & (seen[w] != step)
-            w, wk = w[m], wk[m]
-            if not len(w):
-                break
-            i = np.arange(len(w))
-            slot[w] = i
-            first = slot[w] == i                    # each node once (its component's anchor)
-            w, wk = w[first], wk[first]
-            seen[w] = step
-            ok = similarity(wk, w) >= np.maximum(fl[wk], fl[w])
-            front, fk = w[ok], wk[ok]
-            members.append(front)
-            anchors.append(fk)
-        member, anchor = np.concatenate(members), np.concatenate(anchors)
-        remaining[member] = False
-        if len(member):
-            kept = K[np.isin(K, anchor)]
-            kept_l.append(kept)
-            mem_l.append(member)
-            clu_l.append(anchor)
-        order = order[remaining[order]]
-        step += 1
-    if not kept_l:
-        return z, z, z
-    kept = np.concatenate(kept_l)
-    at = np.zeros(n, np.int64)
-    at[kept] = np.arange(len(kept))
-    return kept, np.concatenate(mem_l), at[np.concatenate(clu_l)]
-
-
-def _groups(sizes: Sequence[int], cap: int) -> list[list[int]]:
-    """Consecutive indices of `sizes` in groups whose sum stays within `cap` (or one each)."""
-    out: list[list[int]] = []
-    total = 0
-    for i, size in enumerate(sizes):
-        if out and total + size <= cap:
-            out[-1].append(i)
-            total += size
-        else:
-            out.append([i])
-            total = size
-    return out
+def _similarity_source(store: MinhashStore, nodes: np.ndarray, ei: np.ndarray, ej: np.ndarray,
+                       scratch: Path) -> dict[str, Any]:
+    """What native.cluster_cut reads the similarities it asks for from: the nodes of
+    components of three or more documents over the pairs (ei, ej) (pairs of two never ask;
+    the lowest threshold's components hold every higher one's), their stored signatures
+    or their shingle sets, recomputed."""
+    root = native.components(len(nodes), ei, ej)
+    needed = np.flatnonzero(np.bincount(root, minlength=len(nodes))[root] >= 3)
+    rows = np.full(len(nodes), -1, np.int64)
+    rows[needed] = np.arange(len(needed))
+    if store.cfg.verify == "exact":
+        return {"rows": rows, "sets": store.sets(nodes[needed], scratch)}
+    # a component's signatures side by side: a cut reads them over and over, one component at
+    # a time, and rows in document order would miss the cache on nearly every one
+    by_component = np.argsort(root[needed], kind="stable")
+    rows[needed[by_component]] = np.arange(len(needed))
+    return {"rows": rows, "signatures": store.signatures(nodes[needed])[by_component]}
 
 
 def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[float],
@@ -402,12 +293,11 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
     """Per threshold, the minhash stage's decisions at it: documents it sees, kept, dropped as
     near duplicates, their characters, clusters and verified pairs.
 
-    Clusters are the stage's own (its cut, lsh.cluster, with its keep rule's rank made once),
-    made by `cut` for several thresholds at once: their verified pairs as one graph over a
-    copy per threshold of the nodes it verifies, up to STACK_EDGES pairs."""
+    Clusters are the stage's own: lsh.cluster's cut (native.cluster_cut, the same clusters in
+    one native pass) with its keep rule's rank made once. The similarities a cut asks for
+    (of pairs that are not candidates) are made on the first threshold that needs them."""
     from .stages.minhash import MinHash
 
-    cfg = store.cfg
     nodes = store.nodes
     N = len(nodes)
     ei, ej = np.searchsorted(nodes, store.pi), np.searchsorted(nodes, store.pj)
@@ -415,40 +305,21 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
     if not len(thresholds):
         return out
     at = [verified_at(ws, store, t) for t in thresholds]
-    # components at the lowest threshold hold those of every higher one: the documents whose
-    # similarities a cut may ask for
     low = at[int(np.argmin(thresholds))][0]
-    needed = np.zeros(0, np.int64)
-    rank = np.zeros(N, np.int64)
-    if low.any():
-        root = native.components(N, ei[low], ej[low])
-        sizes = np.bincount(root, minlength=N)
-        needed = np.flatnonzero(sizes[root] >= 3)
-        rank = MinHash.ranks(ws, store.doc_ids, store.n_chars, cfg)[nodes]
-    similarity = _SplitSimilarity(store, nodes, needed, scratch)
+    rank = MinHash.ranks(ws, store.doc_ids, store.n_chars, store.cfg)[nodes] if low.any() else np.zeros(N, np.int64)
+    source: dict[str, Any] = {}
     n = len(store.doc_ids)
-    for group in _groups([int(ok.sum()) for ok, _ in at], STACK_EDGES):
-        # per threshold, the nodes of its verified pairs, numbered after the previous one's
-        ids, a, b, sim, floor, start = [], [], [], [], [], [0]
-        for q in group:
-            ok, f = at[q]
-            mark = np.zeros(N, bool)
-            mark[ei[ok]] = mark[ej[ok]] = True
-            ids.append(np.flatnonzero(mark))
-            a.append(np.searchsorted(ids[-1], ei[ok]) + start[-1])
-            b.append(np.searchsorted(ids[-1], ej[ok]) + start[-1])
-            sim.append(store.sim[ok])
-            floor.append(np.full(len(ids[-1]), f) if np.isscalar(f) else f[nodes[ids[-1]]])
-            start.append(start[-1] + len(ids[-1]))
-        node = np.concatenate(ids)      # of each node of the graph, its node in `nodes`
-        kept, member, _ = cut(len(node), np.concatenate(a), np.concatenate(b), np.concatenate(sim), rank[node],
-                              lambda x, y, node=node: similarity(node[x], node[y]), np.concatenate(floor))
-        for g, q in enumerate(group):
-            lo, hi = start[g], start[g + 1]
-            dropped = nodes[node[member[(member >= lo) & (member < hi)]]]
-            out.append({"value": thresholds[q], "documents": n, "kept": n - len(dropped),
-                        "dropped": len(dropped), "removed_chars": int(store.n_chars[dropped].sum()),
-                        "clusters": int(((kept >= lo) & (kept < hi)).sum()), "verified_pairs": int(at[q][0].sum())})
+    for t, (ok, f) in zip(thresholds, at):
+        cut = (N, ei[ok], ej[ok], store.sim[ok], rank, f if np.isscalar(f) else f[nodes])
+        try:
+            kept, member, cluster, _, _ = native.cluster_cut(*cut, **source)
+        except native.NeedSimilarity:
+            source = _similarity_source(store, nodes, ei[low], ej[low], scratch)
+            kept, member, cluster, _, _ = native.cluster_cut(*cut, **source)
+        dropped = nodes[member[member != kept[cluster]]]
+        out.append({"value": t, "documents": n, "kept": n - len(dropped), "dropped": len(dropped),
+                    "removed_chars": int(store.n_chars[dropped].sum()), "clusters": len(kept),
+                    "verified_pairs": int(ok.sum())})
     return out
 
 

@@ -1,92 +1,106 @@
-"""sweeps.cut (every component's cut at once, what a MinHash sweep clusters with) makes the
-clusters sadedup.lsh.cluster makes, asking for the same similarities: pure functions, no
-work folder."""
+"""native.cluster_cut (what a MinHash sweep clusters with) makes the clusters
+sadedup.lsh.cluster makes, in its order, with the same similarities, asking for as many of
+them: lsh.cluster is the reference, its similarity function the brute-force one of the same
+kind (signature agreement, or exact Jaccard of shingle sets). Pure functions, no work folder."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sadedup import lsh as mh
-from sadedup.sweeps import _groups, _ranges, cut
-
-
-def asked(M: np.ndarray, log: set):
-    def fn(a, b):
-        log.update(zip(np.asarray(a).tolist(), np.asarray(b).tolist()))
-        return M[a, b]
-    return fn
-
-
-def as_sets(kept, member, cluster) -> set:
-    return {(int(k), frozenset(member[cluster == c].tolist()) - {int(k)}) for c, k in enumerate(kept)}
+from sadedup import native
 
 
 @st.composite
 def graphs(draw):
+    """A graph with a similarity of every pair, of one kind: signatures of 8 values from a
+    small alphabet (similarities in eighths, so ties with the floors and thresholds happen),
+    or small shingle sets; edges some pairs (or only those at or above a threshold)."""
     n = draw(st.integers(2, 40))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    # similarities on a grid of eighths, so ties with the floors and thresholds happen
-    M = rng.integers(0, 9, (n, n)) / 8.0
-    M = np.triu(M, 1)
-    M = M + M.T
-    np.fill_diagonal(M, 1.0)
+    if draw(st.booleans()):
+        sig = rng.integers(0, draw(st.integers(1, 4)), (n, 8)).astype(np.uint32)
+        source = {"signatures": sig}
+        def sim(a, b):
+            return mh.estimate_pairs(sig, a, b)
+    else:
+        sets = [np.flatnonzero(rng.random(12) < rng.random()).astype(np.uint64) for _ in range(n)]
+        counts = np.array([len(s) for s in sets], np.int64)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        hashes = np.concatenate(sets + [np.zeros(0, np.uint64)])
+        source = {"sets": (hashes, starts, counts)}
+        def sim(a, b):
+            return native.jaccard_pairs(hashes, starts, counts, a, b)
     i, j = np.triu_indices(n, 1)
+    i, j = i.astype(np.int64), j.astype(np.int64)
     edges = rng.random(len(i)) < draw(st.sampled_from([0.05, 0.15, 0.4, 0.9]))
     if draw(st.booleans()):                      # verified pairs only (at or above a threshold)
-        edges &= M[i, j] >= draw(st.sampled_from([0.5, 0.625, 0.75]))
-    ei, ej = i[edges].astype(np.int64), j[edges].astype(np.int64)
+        edges &= sim(i, j) >= draw(st.sampled_from([0.5, 0.625, 0.75]))
+    ei, ej = i[edges], j[edges]
     rank = rng.integers(0, draw(st.sampled_from([3, n * 4])), n)     # ties go by node order
     if draw(st.booleans()):
         floor = draw(st.sampled_from([0.0, 0.375, 0.5, 0.625, 0.8]))
     else:
         floor = rng.integers(0, 9, n) / 8.0
-    return n, ei, ej, M, rank, floor
+    return n, ei, ej, rank, floor, sim, source
 
 
-@settings(max_examples=400, deadline=None)
+def reference(n, ei, ej, rank, floor, sim):
+    asked: list = []
+
+    def logged(a, b):
+        asked.extend(zip(np.asarray(a).tolist(), np.asarray(b).tolist()))
+        return sim(a, b)
+
+    return mh.cluster(n, ei, ej, sim(ei, ej), rank, logged, floor), asked
+
+
+@settings(max_examples=500, deadline=None)
 @given(graphs())
-def test_cut_equals_lsh_cluster(g):
-    n, ei, ej, M, rank, floor = g
-    want_log: set = set()
-    got_log: set = set()
-    want = mh.cluster(n, ei, ej, M[ei, ej], rank, asked(M, want_log), floor)
-    kept, member, cluster = cut(n, ei, ej, M[ei, ej], rank, asked(M, got_log), floor)
-    assert as_sets(kept, member, cluster) == as_sets(want.kept, want.member, want.cluster)
-    assert got_log == want_log
-    assert len(np.unique(member)) == len(member) and not np.isin(member, kept).any()
+def test_cluster_cut_equals_lsh_cluster(g):
+    n, ei, ej, rank, floor, sim, source = g
+    want, asked = reference(n, ei, ej, rank, floor, sim)
+    kept, member, cluster, similarity, count = native.cluster_cut(n, ei, ej, sim(ei, ej), rank, floor,
+                                                                  rows=np.arange(n), **source)
+    assert kept.tolist() == want.kept.tolist()
+    assert member.tolist() == want.member.tolist()
+    assert cluster.tolist() == want.cluster.tolist()
+    assert similarity.tolist() == want.similarity.tolist()
+    assert count == len(asked) == len(set(asked))
 
 
 @settings(max_examples=100, deadline=None)
-@given(graphs(), st.integers(2, 4))
-def test_graphs_cut_as_one_equal_each_cut_alone(g, copies):
-    """A sweep's thresholds cut together (their nodes numbered apart) give each one's clusters."""
-    n, ei, ej, M, rank, floor = g
-    rng = np.random.default_rng(len(ei))
-    parts = [rng.random(len(ei)) < 0.7 for _ in range(copies)]
-    fl = np.broadcast_to(floor, (n,)).astype(np.float64)
-    kept, member, cluster = cut(copies * n, np.concatenate([ei[p] + q * n for q, p in enumerate(parts)]),
-                                np.concatenate([ej[p] + q * n for q, p in enumerate(parts)]),
-                                np.concatenate([M[ei[p], ej[p]] for p in parts]), np.tile(rank, copies),
-                                lambda a, b: M[a % n, b % n], np.tile(fl, copies))
-    for q, p in enumerate(parts):
-        alone = mh.cluster(n, ei[p], ej[p], M[ei[p], ej[p]], rank, lambda a, b: M[a, b], floor)
-        mine = kept // n == q
-        at = np.flatnonzero(mine)
-        sel = np.isin(cluster, at)
-        remap = np.full(len(kept), -1)
-        remap[at] = np.arange(len(at))
-        assert as_sets(kept[mine] % n, member[sel] % n, remap[cluster[sel]]) == \
-            as_sets(alone.kept, alone.member, alone.cluster)
+@given(graphs())
+def test_cluster_cut_without_a_similarity_says_so_when_one_is_needed(g):
+    """A caller makes the signatures or sets only for a cut that asks (sweeps.threshold_answers)."""
+    n, ei, ej, rank, floor, sim, source = g
+    want, asked = reference(n, ei, ej, rank, floor, sim)
+    if asked:
+        with pytest.raises(native.NeedSimilarity):
+            native.cluster_cut(n, ei, ej, sim(ei, ej), rank, floor)
+    else:
+        assert native.cluster_cut(n, ei, ej, sim(ei, ej), rank, floor)[1].tolist() == want.member.tolist()
+
+
+def test_rows_only_for_the_nodes_that_may_be_asked():
+    """Node 3 is in a pair of its own (never asked): it needs no row; a node asked without one
+    is an error, not a read past the arrays."""
+    sig = np.array([[1, 1, 1, 1], [1, 1, 1, 0], [1, 1, 0, 0]], np.uint32)
+    ei, ej = np.array([0, 1, 3]), np.array([1, 2, 4])
+    esim = np.array([0.75, 0.75, 0.9])
+    rows = np.array([0, 1, 2, -1, -1])
+    kept, member, cluster, similarity, asked = native.cluster_cut(5, ei, ej, esim, np.arange(5), 0.5, rows=rows,
+                                                                  signatures=sig)
+    assert kept.tolist() == [0, 3] and member.tolist() == [0, 1, 2, 3, 4] and cluster.tolist() == [0, 0, 0, 1, 1]
+    assert similarity.tolist() == [1.0, 0.75, 0.5, 1.0, 0.9] and asked == 1
+    with pytest.raises(ValueError, match="without a row"):
+        native.cluster_cut(5, ei, ej, esim, np.arange(5), 0.5, rows=np.array([0, 1, -1, -1, -1]), signatures=sig)
+    with pytest.raises(ValueError, match="outside"):
+        native.cluster_cut(5, ei, ej, esim, np.arange(5), 0.5, rows=np.array([0, 1, 5, -1, -1]), signatures=sig)
 
 
 def test_no_pairs_no_clusters():
     z = np.zeros(0, np.int64)
-    assert all(len(x) == 0 for x in cut(5, z, z, np.zeros(0), np.arange(5), lambda a, b: None, 0.7))
-
-
-def test_ranges_and_groups():
-    assert _ranges(np.array([3, 0, 7]), np.array([5, 0, 9])).tolist() == [3, 4, 7, 8]
-    assert _ranges(np.array([2]), np.array([2])).tolist() == []
-    assert _groups([5, 3, 4, 9, 1], 8) == [[0, 1], [2], [3], [4]]
-    assert _groups([], 8) == []
+    assert all(len(x) == 0 for x in native.cluster_cut(5, z, z, np.zeros(0), np.arange(5), 0.7)[:4])

@@ -383,6 +383,15 @@ class MinHash(Stage):
         """Exact Jaccard; the shingle sets of the candidate documents recomputed once.
         `segments`: (row_lo, row_hi, texts, offsets, doc_ids of those rows) when the rows come
         from several folders (a reference's first); else row r is document doc_ids[r]."""
+        H, start, counts = MinHash._shingle_sets(folder, texts, offsets, doc_ids, nodes, nsh, cfg, segments)
+        return lambda x, y: native.jaccard_pairs(H, start, counts, x, y)
+
+    @staticmethod
+    def _shingle_sets(folder: Path, texts, offsets, doc_ids, nodes: np.ndarray, nsh: np.ndarray,
+                      cfg: MinhashConfig, segments: list[tuple] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The sorted distinct shingle hashes of each of `nodes` (rows, as for
+        _exact_similarity): (hashes, each one's start in them, each one's count)."""
         p = mh.Params.of(cfg)
         cap = nsh[nodes]
         offs = np.zeros(len(nodes) + 1, dtype=np.int64)
@@ -401,5 +410,4 @@ class MinHash(Stage):
                 _, _, c = native.shingle_sets(*docs.args, p.lower, p.mode, p.ngram, p.shingle_seed, cap[a + i:a + j],
                                               out=H[offs[a + i]:offs[a + j]])
                 counts[a + i:a + j] = c
-        start = offs[:-1]
-        return lambda x, y: native.jaccard_pairs(H, start, counts, x, y)
+        return H, offs[:-1], counts

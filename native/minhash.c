@@ -372,15 +372,7 @@ void sd_components(int64_t n, const int64_t *ei, const int64_t *ej, int64_t nedg
 
 /* ---- the cluster cut (sadedup.lsh.cluster, one pass in C) ---- */
 
-typedef struct { int64_t root, rank, node; } cut_key;
 typedef struct { int64_t node; double sim; } cut_member;
-
-static int cmp_cut_key(const void *x, const void *y) {
-    const cut_key *a = x, *b = y;
-    if (a->root != b->root) return a->root < b->root ? -1 : 1;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    return (a->node > b->node) - (a->node < b->node);
-}
 
 static int cmp_cut_member(const void *x, const void *y) {
     const cut_member *a = x, *b = y;
@@ -404,18 +396,18 @@ static inline int cut_similarity(const sd_similarity *S, int64_t p, int64_t q, d
 }
 
 int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const double *esim, int64_t E,
-                       const int64_t *rank, const double *floor, const sd_similarity *S, int64_t *kept,
+                       const int64_t *by_rank, const double *floor, const sd_similarity *S, int64_t *kept,
                        int64_t *nkept, int64_t *member, int64_t *cluster, double *msim, int64_t *asked) {
     int64_t *root = malloc((size_t)(n ? n : 1) * 8), *start = calloc((size_t)n + 1, 8);
     int64_t *dst = malloc((size_t)(E ? 2 * E : 1) * 8), *stamp = malloc((size_t)(n ? n : 1) * 8);
     int64_t *front = malloc((size_t)(n ? n : 1) * 8), *next = malloc((size_t)(n ? n : 1) * 8);
     double *dsim = malloc((size_t)(E ? 2 * E : 1) * 8);
     uint8_t *remaining = calloc((size_t)(n ? n : 1), 1);
-    cut_key *order = malloc((size_t)(n ? n : 1) * sizeof(cut_key));
+    int64_t *order = malloc((size_t)(n ? n : 1) * 8), *at = calloc((size_t)n + 1, 8);
     cut_member *mem = malloc((size_t)(n ? n : 1) * sizeof(cut_member));
     int64_t rc = 0, m = 0, nk = 0, count = 0, visit = 0;
     *asked = 0;
-    if (!root || !start || !dst || !stamp || !front || !next || !dsim || !remaining || !order || !mem) {
+    if (!root || !start || !dst || !stamp || !front || !next || !dsim || !remaining || !order || !at || !mem) {
         rc = -1;
         goto done;
     }
@@ -428,20 +420,25 @@ int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const do
     for (int64_t x = 0; x < n; x++) fill[x] = start[x];
     for (int64_t k = 0; k < E; k++) { dst[fill[ei[k]]] = ej[k]; dsim[fill[ei[k]]++] = esim[k]; }
     for (int64_t k = 0; k < E; k++) { dst[fill[ej[k]]] = ei[k]; dsim[fill[ej[k]]++] = esim[k]; }
+    /* the nodes in (root, rank, node) order: by_rank is (rank, node) order, counted into
+     * place by root, which keeps that order inside a component */
     for (int64_t x = 0; x < n; x++) {
         stamp[x] = -1;
         if (start[x + 1] > start[x]) {
             remaining[x] = 1;
-            order[count].root = root[x];
-            order[count].rank = rank[x];
-            order[count++].node = x;
+            at[root[x] + 1]++;
+            count++;
         }
     }
-    qsort(order, (size_t)count, sizeof(cut_key), cmp_cut_key);
+    for (int64_t x = 0; x < n; x++) at[x + 1] += at[x];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = by_rank[i];
+        if (remaining[x]) order[at[root[x]]++] = x;
+    }
     for (int64_t c0 = 0, c1; c0 < count; c0 = c1) {
-        for (c1 = c0 + 1; c1 < count && order[c1].root == order[c0].root; c1++) {}
+        for (c1 = c0 + 1; c1 < count && root[order[c1]] == root[order[c0]]; c1++) {}
         if (c1 - c0 == 2) {  /* one verified pair: kept whole, the better-ranked node kept */
-            int64_t k = order[c0].node, v = order[c0 + 1].node;
+            int64_t k = order[c0], v = order[c0 + 1];
             double s = 0.0;
             for (int64_t e = start[k]; e < start[k + 1]; e++)
                 if (dst[e] == v) { s = dsim[e]; break; }
@@ -452,7 +449,7 @@ int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const do
             continue;
         }
         for (int64_t c = c0; c < c1; c++) {
-            int64_t k = order[c].node;
+            int64_t k = order[c];
             if (!remaining[k]) continue;
             remaining[k] = 0;
             stamp[k] = visit;
@@ -505,6 +502,6 @@ int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const do
 done:
     *nkept = nk;
     free(root); free(start); free(dst); free(stamp); free(front); free(next); free(dsim); free(remaining);
-    free(order); free(mem);
+    free(order); free(at); free(mem);
     return rc;
 }

@@ -78,14 +78,15 @@ typedef struct {
 } sd_similarity;
 
 /* The clusters sadedup.lsh.cluster makes of n nodes, verified pairs (ei[k], ej[k]) of
- * similarity esim[k], keep-rule ranks and per-node drift floors (a member needs the higher of
- * its own and the kept node's), in its order: components by smallest node, clusters in visiting
+ * similarity esim[k], the nodes in keep-rule order (by_rank: every node once, by rank, ties by
+ * node) and per-node drift floors (a member needs the higher of its own and the kept node's),
+ * in its order: components by smallest node, clusters in visiting
  * order, each its kept node then the others by node, with their similarity to the kept one.
  * kept[nkept] (room for n / 2), member / cluster / msim (room for n). Returns the members, or
  * -1 out of memory, -2 a similarity was needed and S has none, -3 one of a node without a row;
  * asked: how many similarities it computed. */
 int64_t sd_cluster_cut(int64_t n, const int64_t *ei, const int64_t *ej, const double *esim, int64_t E,
-                       const int64_t *rank, const double *floor, const sd_similarity *S, int64_t *kept,
+                       const int64_t *by_rank, const double *floor, const sd_similarity *S, int64_t *kept,
                        int64_t *nkept, int64_t *member, int64_t *cluster, double *msim, int64_t *asked);
 
 #endif

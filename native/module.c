@@ -741,7 +741,7 @@ static PyObject *py_jaccard_pairs(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* cluster_cut(n, ei, ej, esim, rank, floor, kind, row, sig, width, h, off, cnt,
+/* cluster_cut(n, ei, ej, esim, by_rank, floor, kind, row, sig, width, h, off, cnt,
  *             kept, member, cluster, msim) -> (members, kept, asked) */
 static PyObject *py_cluster_cut(PyObject *self, PyObject *args) {
     long long n, width;
@@ -756,12 +756,22 @@ static PyObject *py_cluster_cut(PyObject *self, PyObject *args) {
              need(&kept, (n / 2) * 8, "kept") && need(&mem, n * 8, "member") && need(&clu, n * 8, "cluster") &&
              need(&ms, n * 8, "msim");
     if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cluster_cut: mismatched array lengths");
-    const int64_t *a = ei.buf, *b = ej.buf, *r = row.buf, *o = off.buf, *c = cnt.buf;
+    const int64_t *a = ei.buf, *b = ej.buf, *r = row.buf, *o = off.buf, *c = cnt.buf, *br = rk.buf;
     for (int64_t k = 0; ok && k < E; k++)
         if (a[k] < 0 || a[k] >= n || b[k] < 0 || b[k] >= n) {
             PyErr_SetString(PyExc_ValueError, "cluster_cut: edge endpoint out of range");
             ok = 0;
         }
+    if (ok) {  /* by_rank is every node once */
+        uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
+        if (!seen) { PyErr_NoMemory(); ok = 0; }
+        for (int64_t x = 0; ok && x < n; x++)
+            if (br[x] < 0 || br[x] >= n || seen[br[x]]++) {
+                PyErr_SetString(PyExc_ValueError, "cluster_cut: by_rank is not an order of the nodes");
+                ok = 0;
+            }
+        free(seen);
+    }
     if (ok && kind != 0) {  /* every row the similarity may read lies in its arrays */
         if (kind == 1 && width > 0) rows = sig.len / 4 / width;
         else if (kind == 2 && off.len == cnt.len) {

@@ -480,7 +480,7 @@ class NeedSimilarity(Exception):
 
 def cluster_cut(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.ndarray,
                 floor: float | np.ndarray, rows: np.ndarray | None = None, signatures: np.ndarray | None = None,
-                sets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                sets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, by_rank: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """sadedup.lsh.cluster in one native pass, the same clusters in the same order: (kept per
     cluster, member, its cluster, its similarity to the kept node, similarities computed).
@@ -488,13 +488,15 @@ def cluster_cut(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: 
     rows[x] of `signatures` (estimate_pairs), or the exact Jaccard of sets rows[x] of
     `sets` = (hashes, offsets, counts) as shingle_sets makes them (jaccard_pairs); a node
     that may be asked for needs a row (-1: none). Raises NeedSimilarity when one is asked
-    for and neither is given: a caller that makes them only when needed then retries."""
+    for and neither is given: a caller that makes them only when needed then retries.
+    `by_rank`: the nodes by rank, ties by node (np.argsort(rank, kind="stable")), when the
+    caller cuts many graphs of the same nodes."""
     ei = np.ascontiguousarray(ei, dtype=np.int64)
     ej = np.ascontiguousarray(ej, dtype=np.int64)
     esim = np.ascontiguousarray(esim, dtype=np.float64)
-    rank = np.ascontiguousarray(rank, dtype=np.int64)
     fl = np.full(n, float(floor)) if np.isscalar(floor) else np.ascontiguousarray(floor, dtype=np.float64)
-    if len(ei) != len(ej) or len(esim) != len(ei) or len(rank) != n or len(fl) != n:
+    if len(ei) != len(ej) or len(esim) != len(ei) or len(fl) != n or (len(rank) != n if by_rank is None else
+                                                                       len(by_rank) != n):
         raise ValueError("cluster_cut: mismatched array lengths")
     if not len(ei):
         z = np.zeros(0, np.int64)
@@ -510,7 +512,10 @@ def cluster_cut(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: 
         else:
             kind = 2
             h, off, cnt = (_buf(np.ascontiguousarray(a, dtype=t)) for a, t in zip(sets, (np.uint64, np.int64, np.int64)))
-    got, nk, asked = _native.cluster_cut(int(n), _buf(ei), _buf(ej), _buf(esim), _buf(rank), _buf(fl), kind,
+    if by_rank is None:
+        by_rank = np.argsort(rank, kind="stable")
+    by_rank = np.ascontiguousarray(by_rank, dtype=np.int64)
+    got, nk, asked = _native.cluster_cut(int(n), _buf(ei), _buf(ej), _buf(esim), _buf(by_rank), _buf(fl), kind,
                                          b"" if rows is None or not kind else _buf(rows), sig, int(width), h, off,
                                          cnt, _buf(kept), _buf(member), _buf(cluster), _buf(msim))
     if got == -2:

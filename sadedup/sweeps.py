@@ -173,20 +173,22 @@ class MinhashStore:
     sim: np.ndarray
     detail: dict[str, Any]
 
-    @property
-    def nodes(self) -> np.ndarray:
-        """Rows in some candidate pair, sorted (the stage's node numbering)."""
+    def graph(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(nodes, ei, ej): the rows in some candidate pair, sorted (the stage's node
+        numbering), and each pair as two of those nodes (a rank map, not a binary search of
+        every pair: the sweep's largest array pass after the cuts)."""
         seen = np.zeros(len(self.doc_ids), bool)
         seen[self.pi] = seen[self.pj] = True
-        return np.flatnonzero(seen)
+        node = np.cumsum(seen) - 1
+        return np.flatnonzero(seen), node[self.pi], node[self.pj]
 
     def signatures(self, rows: np.ndarray) -> np.ndarray:
-        """The stored signatures of `rows` (sorted distinct rows of docs.npy)."""
+        """The stored signatures of `rows` (rows of docs.npy, in the order given)."""
         out = np.empty((len(rows), self.cfg.num_perm), dtype=np.uint32)
         for d, (i, j) in zip(self.dirs, self.chunks):
-            a, b = np.searchsorted(rows, [i, j])
-            if b > a:
-                out[a:b] = load_npy(d / "sig.npy")[rows[a:b] - i]
+            m = (rows >= i) & (rows < j)
+            if m.any():
+                out[m] = load_npy(d / "sig.npy")[rows[m] - i]
         return out
 
     def shingle_sets(self, rows: np.ndarray, scratch: Path) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -248,8 +250,7 @@ def minhash_store(ws: Workspace, scratch: Path, executor: Executor | None = None
     _, pi, pj = MinHash._candidate_pairs(ctx, scratch, dirs, cfg, len(doc_ids))
     (scratch / "has.npy").unlink(missing_ok=True)
     store.pi, store.pj = pi, pj
-    nodes = store.nodes
-    ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
+    nodes, ei, ej = store.graph()
     if cfg.verify == "exact":
         store.sim = store.shingle_sets(nodes, scratch)(ei, ej)
     else:
@@ -278,14 +279,14 @@ def _similarity_source(store: MinhashStore, nodes: np.ndarray, ei: np.ndarray, e
     root = native.components(len(nodes), ei, ej)
     needed = np.flatnonzero(np.bincount(root, minlength=len(nodes))[root] >= 3)
     rows = np.full(len(nodes), -1, np.int64)
-    rows[needed] = np.arange(len(needed))
     if store.cfg.verify == "exact":
+        rows[needed] = np.arange(len(needed))
         return {"rows": rows, "sets": store.sets(nodes[needed], scratch)}
     # a component's signatures side by side: a cut reads them over and over, one component at
     # a time, and rows in document order would miss the cache on nearly every one
-    by_component = np.argsort(root[needed], kind="stable")
-    rows[needed[by_component]] = np.arange(len(needed))
-    return {"rows": rows, "signatures": store.signatures(nodes[needed])[by_component]}
+    needed = needed[np.argsort(root[needed], kind="stable")]
+    rows[needed] = np.arange(len(needed))
+    return {"rows": rows, "signatures": store.signatures(nodes[needed])}
 
 
 def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[float],
@@ -298,29 +299,32 @@ def threshold_answers(ws: Workspace, store: MinhashStore, thresholds: Sequence[f
     (of pairs that are not candidates) are made on the first threshold that needs them."""
     from .stages.minhash import MinHash
 
-    nodes = store.nodes
-    N = len(nodes)
-    ei, ej = np.searchsorted(nodes, store.pi), np.searchsorted(nodes, store.pj)
-    out: list[dict[str, Any]] = []
     if not len(thresholds):
-        return out
+        return []
+    nodes, ei, ej = store.graph()
+    N = len(nodes)
     at = [verified_at(ws, store, t) for t in thresholds]
     low = at[int(np.argmin(thresholds))][0]
     rank = MinHash.ranks(ws, store.doc_ids, store.n_chars, store.cfg)[nodes] if low.any() else np.zeros(N, np.int64)
+    by_rank = np.argsort(rank, kind="stable")
     source: dict[str, Any] = {}
     n = len(store.doc_ids)
-    for t, (ok, f) in zip(thresholds, at):
+    answers: dict[int, dict[str, Any]] = {}
+    # highest first: the cut that first needs the similarities and gives up (NeedSimilarity)
+    # is then one of a small graph
+    for q in sorted(range(len(thresholds)), key=lambda q: -thresholds[q]):
+        ok, f = at[q]
         cut = (N, ei[ok], ej[ok], store.sim[ok], rank, f if np.isscalar(f) else f[nodes])
         try:
-            kept, member, cluster, _, _ = native.cluster_cut(*cut, **source)
+            kept, member, cluster, _, _ = native.cluster_cut(*cut, by_rank=by_rank, **source)
         except native.NeedSimilarity:
             source = _similarity_source(store, nodes, ei[low], ej[low], scratch)
-            kept, member, cluster, _, _ = native.cluster_cut(*cut, **source)
+            kept, member, cluster, _, _ = native.cluster_cut(*cut, by_rank=by_rank, **source)
         dropped = nodes[member[member != kept[cluster]]]
-        out.append({"value": t, "documents": n, "kept": n - len(dropped), "dropped": len(dropped),
-                    "removed_chars": int(store.n_chars[dropped].sum()), "clusters": len(kept),
-                    "verified_pairs": int(ok.sum())})
-    return out
+        answers[q] = {"value": thresholds[q], "documents": n, "kept": n - len(dropped), "dropped": len(dropped),
+                      "removed_chars": int(store.n_chars[dropped].sum()), "clusters": len(kept),
+                      "verified_pairs": int(ok.sum())}
+    return [answers[q] for q in range(len(thresholds))]
 
 
 # ---- substring: the stored suffix and LCP arrays

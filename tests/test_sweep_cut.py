@@ -99,6 +99,9 @@ def test_rows_only_for_the_nodes_that_may_be_asked():
         native.cluster_cut(5, ei, ej, esim, np.arange(5), 0.5, rows=np.array([0, 1, -1, -1, -1]), signatures=sig)
     with pytest.raises(ValueError, match="outside"):
         native.cluster_cut(5, ei, ej, esim, np.arange(5), 0.5, rows=np.array([0, 1, 5, -1, -1]), signatures=sig)
+    for by_rank in ([0, 0, 1, 2, 3], [0, 1, 2, 3, 5]):
+        with pytest.raises(ValueError, match="not an order of the nodes"):
+            native.cluster_cut(5, ei, ej, esim, np.arange(5), 0.5, rows=rows, signatures=sig, by_rank=np.array(by_rank))
 
 
 def test_no_pairs_no_clusters():

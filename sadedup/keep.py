@@ -32,6 +32,10 @@ from .errors import SadedupError
 from .readers import expand_inputs, read_records
 from .workspace import Workspace
 
+# doc_ids a query of candidate_documents covers (some 16 MB of text to parse)
+CANDIDATE_BATCH = 1 << 20
+
+
 def later_reasons(stage: str) -> tuple[str, ...]:
     """The reasons written by `stage` and the stages after it."""
     names = [n.name for n in graph.NODES]
@@ -43,14 +47,27 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
     (kept ones, and ones dropped by this stage or a later one, which rerun after it)."""
     reasons = later_reasons(stage)
     marks = ", ".join("?" * len(reasons))
+    ids, chars = [], []
     con = sqlite3.connect(ws.root / db.DB_NAME)
     try:
-        rows = con.execute(f"SELECT doc_id, n_chars FROM documents WHERE status = 'kept' OR reason IN ({marks}) "
-                           f"ORDER BY doc_id", reasons)
-        arr = np.fromiter(rows, dtype=[("doc_id", np.int64), ("n_chars", np.int64)])
+        top = con.execute("SELECT coalesce(max(doc_id), -1) FROM documents").fetchone()[0]
+        # a range of doc_ids at a time, each as two strings SQLite joins and numpy parses: a
+        # Python tuple per document took twice as long (32,546 documents: 45 -> 20 ms)
+        for lo in range(0, top + 1, CANDIDATE_BATCH):
+            a, b = con.execute(f"SELECT group_concat(doc_id, ' '), group_concat(n_chars, ' ') FROM (SELECT doc_id, "
+                               f"n_chars FROM documents WHERE doc_id >= ? AND doc_id < ? AND (status = 'kept' OR "
+                               f"reason IN ({marks})) ORDER BY doc_id)", (lo, lo + CANDIDATE_BATCH, *reasons)).fetchone()
+            ids.append(np.fromstring(a or "", dtype=np.int64, sep=" "))
+            chars.append(np.fromstring(b or "", dtype=np.int64, sep=" "))
     finally:
         con.close()
-    return arr["doc_id"].copy(), arr["n_chars"].copy()
+    doc_ids, n_chars = np.concatenate(ids + [np.zeros(0, np.int64)]), np.concatenate(chars + [np.zeros(0, np.int64)])
+    if len(doc_ids) != len(n_chars):
+        raise SadedupError(f"{ws.root / db.DB_NAME}: the documents table is damaged (an empty doc_id or n_chars)")
+    if len(doc_ids) > 1 and not (doc_ids[1:] > doc_ids[:-1]).all():  # group_concat's order is SQLite's to choose
+        order = np.argsort(doc_ids, kind="stable")
+        doc_ids, n_chars = doc_ids[order], n_chars[order]
+    return doc_ids, n_chars
 
 
 def source_entries(ws: Workspace) -> np.ndarray | None:

@@ -444,6 +444,35 @@ def test_standing_of_some_stages_is_what_the_whole_standing_says_of_them(done):
         assert pipeline.standing(ws, of=[]) == []
 
 
+def test_candidate_documents_are_the_documents_tables_in_any_batch(done, monkeypatch):
+    """keep.candidate_documents reads doc_ids and n_chars a range at a time (group_concat):
+    the same arrays as one plain query, whatever the batch."""
+    import sqlite3
+
+    import numpy as np
+
+    from sadedup import graph, keep
+    from sadedup.workspace import Workspace
+
+    w, _ = done
+    ws = Workspace(w, readonly=True)
+    con = sqlite3.connect(w / "sadedup.db")
+    con.execute("UPDATE documents SET status = 'dropped', reason = 'substring_coverage' WHERE doc_id % 7 = 3")
+    con.commit()
+    for batch in (1 << 20, 5, 1):
+        monkeypatch.setattr(keep, "CANDIDATE_BATCH", batch)
+        for n in graph.NODES:
+            reasons = keep.later_reasons(n.name)
+            want = con.execute(f"SELECT doc_id, n_chars FROM documents WHERE status = 'kept' OR reason IN "
+                               f"({', '.join('?' * len(reasons))}) ORDER BY doc_id", reasons).fetchall()
+            ids, chars = keep.candidate_documents(ws, n.name)
+            assert ids.dtype == chars.dtype == np.int64 and list(zip(ids.tolist(), chars.tolist())) == want, n.name
+    con.execute("DELETE FROM documents")
+    con.commit()
+    assert [len(a) for a in keep.candidate_documents(ws, "exact")] == [0, 0]
+    con.close()
+
+
 # ---- 6. the sample run: where the README says, ignored by git
 
 def test_the_sample_run_writes_where_the_readme_says_and_git_ignores_it(sample_run):

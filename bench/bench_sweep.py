@@ -10,10 +10,12 @@ substring.min_length=RERUN`, which redoes candidates, build, repeats, remove and
     python bench/bench_sweep.py W --lengths 200,300 --rerun 200 --trees now= --repeat 5
 
 With --minhash-thresholds the sweep is `sadedup sweep W --minhash-threshold THRESHOLDS`
-(its own `seconds.minhash_threshold` figure is kept beside the command's wall time), and the
+(its own `seconds.minhash_threshold` figure, and its `cpu_seconds`, are kept beside the
+command's wall time), and the
 rerun is `sadedup minhash COPY --set minhash.threshold=RERUN` (with --rerun-executor, e.g.
 inline: no process pool to start inside the stage's timer), whose stage timers (`seconds`:
-signatures, banding, verify, cluster, database, total) are read from the copy's database.
+signatures, banding, verify, cluster, database, total; and `cpu_seconds`) are read from the
+copy's database.
 Only what the minhash stage reads is copied (ingest, exact, minhash, the database, state.json).
 
     python bench/bench_sweep.py W --minhash-thresholds 0.6,0.7,0.8,0.9,0.95 --rerun 0.7 \
@@ -29,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,7 +42,9 @@ def timed(cmd: list[str], env: dict) -> tuple[dict, str]:
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
+    # not in the caller's folder: `python -m` puts it first on sys.path, and run from a clone
+    # every tree would import the clone's sadedup whatever its PYTHONPATH says
+    p = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode:
@@ -59,6 +64,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
+    args.workdir = args.workdir.resolve()
     trees = dict(t.split("=", 1) for t in args.trees.split(","))
     setting, values = ("minhash_threshold", args.minhash_thresholds) if args.minhash_thresholds else \
         ("min_length", args.lengths)
@@ -71,8 +77,9 @@ def main() -> None:
             got = json.loads(out)
             ans = {r["value"]: {k: r.get(k) for k in ("kept", "dropped", "removed_chars", "clusters")}
                    for r in got[setting]}
-            rows.append({"what": f"sweep {values} ({name})", "rep": rep, **m,
-                         "own": got["seconds"][setting], "answers": ans})
+            own_cpu = got.get("cpu_seconds", {}).get(setting)   # sweeps before 2026-12-01 kept none
+            rows.append({"what": f"sweep {values} ({name})", "rep": rep, **m, "own": got["seconds"][setting],
+                         **({"own_cpu": round(sum(own_cpu.values()), 3)} if own_cpu else {}), "answers": ans})
             print(json.dumps(rows[-1]), flush=True)
         if args.rerun:
             copy = args.workdir.with_name(args.workdir.name + "-rerun")
@@ -98,14 +105,17 @@ def main() -> None:
                 d = ws.stage_detail("minhash")
                 ws.engine.dispose()
                 rows.append({"what": f"minhash rerun at {args.rerun}", "rep": rep, **m, "own": d["seconds"]["total"],
-                             "parts": d["seconds"], "answers": {"dropped": d["dropped"], "clusters": d["clusters"]}})
+                             "own_cpu": round(sum(d["cpu_seconds"].values()), 3), "parts": d["seconds"],
+                             "answers": {"dropped": d["dropped"], "clusters": d["clusters"]}})
             print(json.dumps(rows[-1]), flush=True)
     for what in dict.fromkeys(r["what"] for r in rows):
         got = [r for r in rows if r["what"] == what]
         own = [r["own"] for r in got if "own" in r]
+        own_cpu = [r["own_cpu"] for r in got if "own_cpu" in r]
         print(f"{what}: median wall {statistics.median(r['wall'] for r in got)} s, "
               f"CPU {statistics.median(r['cpu'] for r in got)} s"
-              + (f", its own timer {statistics.median(own)} s" if own else ""))
+              + (f", its own timer {statistics.median(own)} s" if own else "")
+              + (f" (CPU {statistics.median(own_cpu)} s)" if own_cpu else ""))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

@@ -57,7 +57,7 @@ from . import graph, native
 from . import lsh as mh
 from .config import MinhashConfig
 from .errors import SadedupError
-from .executor import Executor, make_executor
+from .executor import Executor, make_executor, process_cpu
 from .keep import candidate_documents
 from .stages.base import Context
 from .stages.build import sorted_dirs
@@ -640,12 +640,27 @@ def unanswered_line(item: dict[str, Any]) -> str:
     return f"{item['setting']} {values}: not answered: {item['why']}"
 
 
+def _start(ex: Executor) -> tuple[float, float]:
+    ex.cpu = ex.cpu_here = 0.0
+    return time.perf_counter(), process_cpu()
+
+
+def _stop(result: dict[str, Any], setting: str, ex: Executor, t0: tuple[float, float]) -> None:
+    """A setting's wall seconds, and its CPU seconds as a stage's detail counts them: of its
+    tasks (wherever they ran) and of the driver besides them."""
+    here = getattr(ex, "cpu_here", 0.0)
+    result["seconds"][setting] = round(time.perf_counter() - t0[0], 3)
+    result["cpu_seconds"][setting] = {"driver": round(process_cpu() - t0[1] - here, 3),
+                                      "tasks": round(getattr(ex, "cpu", 0.0), 3)}
+
+
 def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: list[int],
                executor: str | None = None, workers: int | None = None, strict: bool = True) -> dict[str, Any]:
     """`sweep` on a work folder the caller holds, with its scratch folder; `strict`: an error
     when none of the values can be answered."""
     wf = ws.workflow
-    result: dict[str, Any] = {THRESHOLD: [], LENGTH: [], "as_run": {}, "unanswered": [], "seconds": {}}
+    result: dict[str, Any] = {THRESHOLD: [], LENGTH: [], "as_run": {}, "unanswered": [], "seconds": {},
+                              "cpu_seconds": {}}
     n = workers if workers is not None else wf.run.n_workers
     ex = make_executor(executor or wf.run.executor, max(1, n), wf.run.scheduler)
     # a run against references (--reference) decides with their documents, which a sweep
@@ -653,7 +668,7 @@ def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: l
     refs = "the run reads references (--reference), which a sweep leaves out" if wf.run.reference else None
     try:
         if thresholds:
-            t0 = time.perf_counter()
+            t0 = _start(ex)
             why = refs or stale_reason(ws, "minhash")
             if why:
                 result["unanswered"].append({"setting": THRESHOLD, "values": thresholds, "why": why})
@@ -661,9 +676,9 @@ def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: l
                 result["as_run"][THRESHOLD] = wf.minhash.threshold
                 store = minhash_store(ws, scratch, ex)
                 result[THRESHOLD] = threshold_answers(ws, store, thresholds, scratch)
-            result["seconds"][THRESHOLD] = round(time.perf_counter() - t0, 3)
+            _stop(result, THRESHOLD, ex, t0)
         if lengths:
-            t0 = time.perf_counter()
+            t0 = _start(ex)
             why = refs or stale_reason(ws, "remove")
             if why:
                 result["unanswered"].append({"setting": LENGTH, "values": lengths, "why": why})
@@ -675,7 +690,7 @@ def sweep_held(ws: Workspace, scratch: Path, thresholds: list[float], lengths: l
                     result["unanswered"].append({"setting": LENGTH, "values": short, "why": why_not})
                 ctx = Context(ws, ex)
                 result[LENGTH] = length_answers(ws, [L for L in lengths if L >= lowest], ctx, scratch)
-            result["seconds"][LENGTH] = round(time.perf_counter() - t0, 3)
+            _stop(result, LENGTH, ex, t0)
     finally:
         ex.close()
     if strict and not result[THRESHOLD] and not result[LENGTH]:
@@ -701,7 +716,8 @@ def sweep(workdir: str | Path, minhash_thresholds: Sequence[float] | str | None 
         {"minhash_threshold": [{value, documents, kept, dropped, removed_chars, clusters,
         verified_pairs}], "min_length": [{value, documents, kept, dropped, removed_chars,
         cut, spans, removed_tokens, groups}], "as_run": {setting: the run's own value},
-        "unanswered": [{setting, values, why}], "seconds": {setting: time taken}}. `documents`
+        "unanswered": [{setting, values, why}], "seconds": {setting: time taken}, "cpu_seconds":
+        {setting: {driver, tasks}}}. `documents`
         are those the stage decides on, `kept` = documents - dropped, `removed_chars` the
         characters it takes out of them (all of a dropped document's, the cut ones of the
         others). When none of the values asked for can be answered it is an error.

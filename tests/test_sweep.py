@@ -92,6 +92,9 @@ def test_minhash_thresholds_equal_real_runs(root, verify):
     assert folder_state(w) == before  # nothing read was changed, nothing left behind
     assert [r["value"] for r in res["minhash_threshold"]] == [0.6, 0.75, 0.9]
     assert res["as_run"] == {"minhash_threshold": 0.8} and res["unanswered"] == [] and res["min_length"] == []
+    # its time as a stage's detail gives it: wall seconds, and CPU of its tasks and of the driver
+    assert res["seconds"]["minhash_threshold"] > 0 and set(res["cpu_seconds"]) == {"minhash_threshold"}
+    assert set(res["cpu_seconds"]["minhash_threshold"]) == {"driver", "tasks"}
     got = {r["value"]: r for r in res["minhash_threshold"]}
     for t in (0.6, 0.75, 0.9):
         real = minhash_decisions(fresh(root, f"mh-{verify}-{t}", "stages=exact,minhash", f"minhash.verify={verify}",

@@ -339,6 +339,16 @@ def _surrogate_at(text: str) -> int | None:
 
 def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read,
                    piece: tuple[int, int, int] | None = None) -> Iterator[Record]:
+    for rec in jsonl_lines(inp, on_read, piece):
+        yield rec if rec.error is not None else parse_json_row(rec.raw, rec.source, rec.row, text_field, id_field)
+
+
+def jsonl_lines(inp: InputFile, on_read=lambda n: None, piece: tuple[int, int, int] | None = None
+                ) -> Iterator[Record]:
+    """The rows of a JSONL input (or of one piece of it, as `read_records` takes it) as read,
+    not parsed: each a Record with only `raw` (no BOM, no line end), numbered as
+    `read_records` numbers them, and the same error Record for a compressed file cut short or
+    damaged. Export copies kept rows with it without decoding them."""
     source = inp.name
     row, at, end = 0, 0, None
     if piece is not None:  # (start, end, rows before start): start and end are line starts
@@ -357,7 +367,7 @@ def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read,
                 line = line.rstrip(b"\r\n")
                 if not line.strip():
                     continue
-                yield parse_json_row(line, source, row, text_field, id_field)
+                yield Record(source, row, raw=line)
     except EOFError:
         # A cut-off tail: the rows before it stand, the rest cannot be read; say so in the database.
         yield Record(source, row + 1, error=f"file is truncated after row {row}: the compressed data ends early, "

@@ -210,7 +210,7 @@ class JsonlWriter(Writer):
     def __init__(self, path: Path, text_field: str, compression: str | None = None,
                  schema: pa.Schema | None = None) -> None:
         super().__init__(path, text_field)
-        raw = open(self.tmp, "wb")
+        raw = open(self.tmp, "wb", buffering=1 << 20)  # rows of a few kB: one system call per MB, not per row
         if compression == "gzip":
             self.f = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0)
             self._raw = raw

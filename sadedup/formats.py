@@ -24,9 +24,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
+    import pyarrow as pa
 
 from .errors import SadedupError
 from .locations import Url, as_path
@@ -199,12 +200,16 @@ def folder_without_data(folder: Path, skipped: list[tuple[str, str]]) -> Sadedup
 
 
 def _decoded(t: pa.DataType) -> pa.DataType:
+    import pyarrow as pa
+
     return t.value_type if pa.types.is_dictionary(t) else t
 
 
 def _merge(a: pa.Field, b: pa.Field) -> pa.Field | None:
     """One field for both (pyarrow's permissive promotion; dictionary-encoded values as
     their values when the encodings differ), or None."""
+    import pyarrow as pa
+
     for x, y in ((a, b), (a.with_type(_decoded(a.type)), b.with_type(_decoded(b.type)))):
         try:
             return pa.unify_schemas([pa.schema([x]), pa.schema([y])], promote_options="permissive").field(0)
@@ -237,6 +242,8 @@ def unify(schemas: Sequence[tuple[Any, pa.Schema]], conflict) -> pa.Schema | Non
             fields[f.name] = merged
     if not fields:
         return None
+    import pyarrow as pa
+
     n = len(schemas)
     return pa.schema([f if seen[f.name] == n else f.with_nullable(True) for f in fields.values()], metadata=metadata)
 

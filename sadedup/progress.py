@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn, TransferSpeedColumn)
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 console = Console(stderr=True, highlight=False)
 _quiet = False
@@ -76,6 +78,10 @@ def bar(description: str, total: float | None, unit: str = "items"):
     if not interactive():
         yield _Bar(None, None)
         return
+    # imported here: only a terminal shows bars, and rich.progress costs every command's start
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn, TransferSpeedColumn)
+
     speed = TransferSpeedColumn() if unit == "bytes" else MofNCompleteColumn()
     with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), speed,
                   TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as p:

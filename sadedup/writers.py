@@ -26,18 +26,20 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
-import pyarrow as pa
-import pyarrow.parquet as pq
 import zstandard
 
 from . import formats
 from .errors import SadedupError, note_path
 from .locations import is_url
 from .readers import Record, expand_inputs
+
+if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 
 def _json_value(v: Any) -> Any:
@@ -298,6 +300,8 @@ class RowSchema:
         return self.schema
 
     def _type(self) -> None:
+        import pyarrow as pa
+
         if not self.rows:
             return
         try:
@@ -309,6 +313,8 @@ class RowSchema:
         self.rows = []
 
     def _row_by_row(self) -> None:
+        import pyarrow as pa
+
         schema = self.schema
         for row, source, n in self.rows:
             try:
@@ -339,6 +345,8 @@ class _Conflict(Exception):
 def _conform(batch: pa.RecordBatch, schema: pa.Schema, output: Path) -> pa.Table:
     """The batch as a table of `schema`: its columns cast, in the schema's order, the
     schema's other columns null."""
+    import pyarrow as pa
+
     names = batch.schema.names
     cols = []
     for f in schema:
@@ -358,6 +366,7 @@ def _conform(batch: pa.RecordBatch, schema: pa.Schema, output: Path) -> pa.Table
 
 def _with_texts(batch: pa.RecordBatch, text_field: str, texts: dict[int, str]) -> pa.RecordBatch:
     """The batch with the text of row i replaced by texts[i], in the column's own type."""
+    import pyarrow as pa
     import pyarrow.compute as pc  # here: its import costs every command a tenth of a second
 
     i = batch.schema.get_field_index(text_field)
@@ -414,6 +423,8 @@ class ParquetWriter(Writer):
         self.rows += batch.num_rows
 
     def _table_of_rows(self) -> None:
+        import pyarrow as pa
+
         if not self.buf:
             return
         if self.schema is None:
@@ -437,6 +448,9 @@ class ParquetWriter(Writer):
 
     def _flush(self) -> None:
         """Everything given so far, written."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self._table_of_rows()
         if not self.pending:
             return
@@ -450,6 +464,9 @@ class ParquetWriter(Writer):
             raise note_path(e, self.tmp)
 
     def close(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self._flush()
         try:
             if self.w is None:

@@ -23,10 +23,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
 from .. import faults, formats
 from ..db import DB_NAME, column_rows
@@ -40,6 +39,9 @@ from ..outputs import Output, describe, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, open_writer, row_of
 from .base import Context, Stage, driver_wrote
+
+if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
+    import pyarrow as pa
 
 DECISIONS = ("doc_id", "doc_row", "doc_kept", "span_doc", "span_start", "span_end")
 
@@ -109,6 +111,8 @@ def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_fiel
 
     def batches_of(piece, on_read):
         """(batch of the kept rows, {position in it: cut text}) of a Parquet file, in order."""
+        import pyarrow as pa
+
         path, fmt, compression, _, a, b = piece
         rows, keep, ids = d["doc_row"][a:b], d["doc_kept"][a:b], d["doc_id"][a:b]
         at = 0  # the file's documents in the batches before

@@ -31,20 +31,22 @@ import io
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
-import pyarrow as pa
-import pyarrow.parquet as pq
 import zstandard
 
 from . import formats
 from .errors import SadedupError
 from .formats import InputFile, detect  # noqa: F401  (imported from here by other modules)
 from .locations import Url, expand_glob, has_glob, is_url, list_folder
+
+if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 BOM = b"\xef\xbb\xbf"
 
@@ -283,7 +285,10 @@ def _may_hold_big_int(obj: Any) -> bool:
     value anywhere is parsed again by json to keep such numbers exact."""
     if not isinstance(obj, dict):
         return False
-    return any(type(v) in (float, dict, list) for v in obj.values())
+    return not _LOSSY.isdisjoint(map(type, obj.values()))  # a loop in C: it runs on every row
+
+
+_LOSSY = frozenset((float, dict, list))
 
 
 def _parse_json_lenient(line: bytes, rec: Record) -> Any:
@@ -339,16 +344,20 @@ def _surrogate_at(text: str) -> int | None:
 
 def _jsonl_records(inp: InputFile, text_field: str, id_field: str, on_read,
                    piece: tuple[int, int, int] | None = None) -> Iterator[Record]:
-    for rec in jsonl_lines(inp, on_read, piece):
-        yield rec if rec.error is not None else parse_json_row(rec.raw, rec.source, rec.row, text_field, id_field)
+    return jsonl_lines(inp, on_read, piece, lambda line, source, row: parse_json_row(line, source, row, text_field,
+                                                                                      id_field))
 
 
-def jsonl_lines(inp: InputFile, on_read=lambda n: None, piece: tuple[int, int, int] | None = None
-                ) -> Iterator[Record]:
-    """The rows of a JSONL input (or of one piece of it, as `read_records` takes it) as read,
-    not parsed: each a Record with only `raw` (no BOM, no line end), numbered as
-    `read_records` numbers them, and the same error Record for a compressed file cut short or
-    damaged. Export copies kept rows with it without decoding them."""
+def _unparsed(line: bytes, source: str, row: int) -> Record:
+    return Record(source, row, raw=line)
+
+
+def jsonl_lines(inp: InputFile, on_read=lambda n: None, piece: tuple[int, int, int] | None = None,
+                parse: Callable[[bytes, str, int], Record] = _unparsed) -> Iterator[Record]:
+    """The rows of a JSONL input (or of one piece of it, as `read_records` takes it), each
+    parse(line, source, row) (the line without BOM or line end); by default as read, not
+    parsed, a Record with only `raw`: export copies kept rows so without decoding them. A
+    compressed file cut short or damaged gives one error Record after its last whole row."""
     source = inp.name
     row, at, end = 0, 0, None
     if piece is not None:  # (start, end, rows before start): start and end are line starts
@@ -356,18 +365,17 @@ def jsonl_lines(inp: InputFile, on_read=lambda n: None, piece: tuple[int, int, i
     f = _open_binary(inp, on_read, at)
     try:
         with f:
-            for line in f:
-                if end is not None:
-                    if at >= end:
-                        break
-                    at += len(line)
+            # a compressed stream line by line: the rows before a damaged spot are all given
+            lines = _split_lines(f, None if end is None else end - at) if inp.compression is None else f
+            for line in lines:
                 row += 1
                 if line.startswith(BOM):  # the file's first line, or a file concatenated to another
                     line = line[len(BOM):]
-                line = line.rstrip(b"\r\n")
-                if not line.strip():
+                if line.endswith((b"\n", b"\r")):
+                    line = line.rstrip(b"\r\n")
+                if not line or line.isspace():  # what strip() would empty, without its copy
                     continue
-                yield Record(source, row, raw=line)
+                yield parse(line, source, row)
     except EOFError:
         # A cut-off tail: the rows before it stand, the rest cannot be read; say so in the database.
         yield Record(source, row + 1, error=f"file is truncated after row {row}: the compressed data ends early, "
@@ -382,8 +390,37 @@ def jsonl_lines(inp: InputFile, on_read=lambda n: None, piece: tuple[int, int, i
         raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
 
 
+_BLOCK = 1 << 22
+
+
+def _split_lines(f: BinaryIO, size: int | None) -> Iterator[bytes]:
+    """The lines of the next `size` bytes of f (all of it: None), without their line feed,
+    read in blocks: one copy of each line instead of readline's and rstrip's. A last line
+    without a line feed is a line; the empty rest after a final line feed is not."""
+    rest: list[bytes] = []  # the start of a line longer than what is read so far
+    while True:
+        block = f.read(_BLOCK if size is None else min(_BLOCK, size))
+        if not block:
+            tail = b"".join(rest)
+            if tail:
+                yield tail
+            return
+        if size is not None:
+            size -= len(block)
+        lines = block.split(b"\n")
+        if rest:
+            rest.append(lines[0])
+            lines[0] = b"".join(rest)
+            rest = []
+        rest.append(lines.pop())
+        yield from lines
+
+
 def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
     """A Parquet input, checked to be readable and to have the text column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         pf = pq.ParquetFile(formats.parquet_source(path))
     except SadedupError:
@@ -410,6 +447,8 @@ def parquet_batches(inp: InputFile, text_field: str, on_read=lambda n: None, cor
                     ) -> Iterator[tuple[int, pa.RecordBatch]]:
     """A Parquet input's rows as Arrow batches: (rows before the batch, batch). A file that
     is corrupt part way ends early: corrupt(rows read, error) is called, if given."""
+    import pyarrow as pa
+
     pf = open_parquet(inp.path, text_field)
     row = 0
     size = inp.path.stat().st_size

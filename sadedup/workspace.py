@@ -146,11 +146,15 @@ def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
 def files_checksum(paths: list[Path]) -> tuple[int, str]:
     h = xxhash.xxh3_64()
     size = 0
+    # one buffer read into again and again: a new 16 MB bytes per read page-faults its memory
+    # in every time (a quarter of the cost on a corpus's texts)
+    buf = bytearray(1 << 24)
+    view = memoryview(buf)
     for p in paths:
-        with open(p, "rb") as f:
-            while chunk := f.read(1 << 24):
-                h.update(chunk)
-                size += len(chunk)
+        with open(p, "rb", buffering=0) as f:
+            while n := f.readinto(buf):
+                h.update(view[:n])
+                size += n
     return size, h.hexdigest()
 
 

@@ -412,3 +412,29 @@ def test_splice_replaces_exactly_the_text_value(data):
     out = splice_text(raw, "text", new)
     assert out == row(members)
     assert json.dumps(json.loads(out)) == json.dumps(obj | {"text": new})
+
+
+@pytest.mark.parametrize("block", [1, 2, 5, 4096])
+def test_jsonl_rows_across_read_blocks(tmp_path, monkeypatch, block):
+    """An uncompressed JSONL file is read in blocks split at line feeds: a line cut by a
+    block's end, a BOM, CR line ends, blank and whitespace-only lines and a last line without
+    a line feed give the rows (numbers and bytes) that reading line by line gives, over the
+    whole file and over pieces of it."""
+    from sadedup import readers
+
+    data = (b"\xef\xbb\xbf" + line(1, "a") + b"\r\n\n  \t\n" + line(4, "x" * 50) + b"\r\r\n\r\n"
+            + b"\xef\xbb\xbf" + line(7, "b") + b"\n" + line(8, "c"))
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data)
+    want = []
+    for row, raw in enumerate(data.split(b"\n"), 1):  # the rows as documented: one per line feed
+        raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r")
+        if raw.strip():
+            want.append((row, raw))
+    monkeypatch.setattr(readers, "_BLOCK", block)
+    inp = detect(path)
+    assert [(r.row, r.raw) for r in readers.jsonl_lines(inp)] == want
+    pieces = readers.line_pieces(inp, 3)
+    assert len(pieces) == 3
+    assert [(r.row, r.raw) for p in pieces for r in readers.jsonl_lines(inp, piece=p)] == want
+    assert [r.row for r in readers.read_records(inp, "text", "id")] == [1, 4, 6, 7]

@@ -57,7 +57,7 @@ def reference(n, ei, ej, rank, floor, sim):
     return mh.cluster(n, ei, ej, sim(ei, ej), rank, logged, floor), asked
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(graphs())
 def test_cluster_cut_equals_lsh_cluster(g):
     n, ei, ej, rank, floor, sim, source = g
@@ -71,7 +71,7 @@ def test_cluster_cut_equals_lsh_cluster(g):
     assert count == len(asked) == len(set(asked))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(graphs())
 def test_cluster_cut_without_a_similarity_says_so_when_one_is_needed(g):
     """A caller makes the signatures or sets only for a cut that asks (sweeps.threshold_answers)."""

@@ -345,7 +345,7 @@ def status(workdir: str | Path, verify: bool = False) -> list[dict[str, Any]]:
     try:
         return standing(ws, verify=verify)
     finally:
-        ws.engine.dispose()
+        ws.close()
 
 
 def _what_changed(stage: Stage, ctx: Context, row) -> str:

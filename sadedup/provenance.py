@@ -8,7 +8,7 @@ never "done" while its decisions are missing.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -151,15 +151,16 @@ class Provenance:
         with self.engine.begin() as conn:
             db.bulk_replace(conn, db.eval_items, columns, rows)
 
-    def intact(self, stage: str, detail: dict) -> bool:
+    @staticmethod
+    def intact(read: Callable[[str, tuple], list], stage: str, detail: dict) -> bool:
         """A finished deciding stage's decisions are still in the database as it recorded
-        them (counts of its drops and of its clusters or spans): an edit by hand is noticed."""
+        them (counts of its drops and of its clusters or spans): an edit by hand is noticed.
+        `read`: the work folder's `Workspace.read` (a read-only folder needs no engine for it)."""
         n = graph.node(stage)
-        with self.engine.connect() as c:
-            dropped = c.exec_driver_sql("SELECT count(*) FROM documents WHERE status = 'dropped' AND reason = ?",
-                                        (n.reason,)).scalar()
-            clusters = c.exec_driver_sql("SELECT count(*) FROM clusters WHERE method = ?", (stage,)).scalar()
-            spans = c.exec_driver_sql("SELECT count(*) FROM spans WHERE method = ?", (n.method,)).scalar()
+        dropped, clusters, spans = read(
+            "SELECT (SELECT count(*) FROM documents WHERE status = 'dropped' AND reason = ?), "
+            "(SELECT count(*) FROM clusters WHERE method = ?), (SELECT count(*) FROM spans WHERE method = ?)",
+            (n.reason, stage, n.method))[0]
         made = detail.get("spans", 0) if "spans" in detail else detail.get("clusters", detail.get("groups", 0))
         return dropped == detail.get("dropped") and made == (spans if "spans" in detail else clusters)
 

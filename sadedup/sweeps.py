@@ -120,6 +120,7 @@ def held(workdir: str | Path) -> Iterator[Workspace]:
         yield ws
     finally:
         ws.unlock()
+        ws.close()
 
 
 @contextmanager

@@ -19,6 +19,7 @@ from ..errors import Interrupted
 from ..executor import Executor, InlineExecutor, process_cpu
 from ..memory import peak_bytes, reset_peak
 from ..progress import bar, say
+from ..provenance import Provenance
 from ..workspace import Workspace, digest, file_bytes
 
 
@@ -109,7 +110,7 @@ class Stage:
         ws = ctx.ws
         if not ws.is_done(self.name, key, files=self.files(ctx) or None):
             return False
-        if graph.node(self.name).decides and not ws.prov.intact(self.name, ws.stage_detail(self.name)):
+        if graph.node(self.name).decides and not Provenance.intact(ws.read, self.name, ws.stage_detail(self.name)):
             return False
         return self.whole(ctx, key)
 

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -195,6 +196,40 @@ def test_min_lengths_over_several_shards_and_merge_parts(root):
         real = substring_decisions(fresh(root, f"sub-first-{L}" if L != 100 else "sub-first", "stages=substring",
                                          *([f"substring.min_length={L}"] if L != 100 else [])))
         assert {k: got[L][k] for k in real} == real, L
+
+
+def test_a_sweep_reads_stage_records_without_the_engine_and_still_sees_an_edit(root, monkeypatch):
+    """A read-only folder's stage records come through a plain connection: the sweep opens no
+    SQLAlchemy engine (whose first use imports the SQLite dialect, 30-70 ms of its own time),
+    reads the rows the engine reads, and a decision edited by hand still makes the stage stale."""
+    from sadedup import db
+    from sadedup.workspace import Workspace
+
+    w = base(root, "mh-estimate", "stages=exact,minhash", "minhash.verify=estimate")
+    with monkeypatch.context() as m:
+        def no_engine(*args, **kwargs):
+            raise AssertionError("the sweep opened an engine")
+        m.setattr(db, "open_db", no_engine)
+        assert sadedup.sweep(w, "0.7", workers=1, executor="inline")["minhash_threshold"][0]["dropped"] > 0
+    ro, rw = Workspace(w, readonly=True), Workspace(w)
+    try:
+        for stage in ("ingest", "exact", "minhash", "nothing"):
+            a, b = ro.stage_row(stage), rw.stage_row(stage)
+            assert (a is None and b is None) or (tuple(a) == tuple(b) and a.detail == b.detail and a.key == b.key)
+        assert ro._engine is None
+    finally:
+        ro.close()
+        rw.close()
+    edited = root / "mh-edited"
+    shutil.copytree(w, edited)
+    con = sqlite3.connect(edited / "sadedup.db")
+    with con:
+        con.execute("UPDATE documents SET status = 'kept', reason = NULL WHERE doc_id = "
+                    "(SELECT min(doc_id) FROM documents WHERE reason = 'near_duplicate')")
+    con.close()
+    stale = "stage minhash is stale (its files are missing or damaged)"
+    with pytest.raises(sadedup.SadedupError, match=re.escape(stale)):
+        sadedup.sweep(edited, "0.7", workers=1, executor="inline")
 
 
 def test_what_cannot_be_swept_is_one_line(root):

@@ -202,3 +202,30 @@ def test_checksums_made_by_the_tasks_are_those_of_the_files(corpus):
     assert {r[0] for r in rows} == set(files) and len(rows) >= 50
     for stage, shard, artifact, size, checksum in rows:
         assert files_checksum([work / artifact / f for f in files[stage]]) == (size, checksum), (stage, shard)
+
+
+def test_a_subword_tokenize_killed_keeps_the_shards_it_wrote(cli, corpus, tmp_path):
+    """A subword tokenizer's shards are cut from the counts its encoding gives, a wave of
+    pieces at a time, and each shard the counts close is written before the next wave: a run
+    killed after some shards keeps them (the rerun encodes only what follows), and the output
+    is a fresh run's. --workers 2 so the pieces go to the pool."""
+    from tokenizer_fixtures import hf_byte_bpe
+
+    inp, _, _ = corpus
+    tok = hf_byte_bpe(tmp_path / "bpe.json")
+    args = [*ARGS, "--set", f"substring.tokenizer=hf:{tok}", "--set", "substring.shard_tokens=3000", "--workers", "2"]
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    cli("run", "--input", inp, "--output", fresh / "out.jsonl", "--workdir", fresh / "w", *args)
+    shards = db_rows(fresh / "w", "SELECT count(*) FROM stages WHERE stage = 'tokenize' AND shard >= 0")[0][0]
+    assert shards >= 10
+    out, work = tmp_path / "out.jsonl", tmp_path / "work"
+    p = cli("run", "--input", inp, "--output", out, "--workdir", work, *args, check=False,
+            env={"SADEDUP_CRASH": "tokenize.shard:6"})
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    cli("run", "--input", inp, "--output", out, "--workdir", work, *args)
+    assert out.read_bytes() == (fresh / "out.jsonl").read_bytes()
+    assert dump(work) == dump(fresh / "w")
+    assert db_rows(work, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'tokenize' "
+                         "AND shard = -1")[0][0] >= 5
+    assert not list(work.glob("substring/*/pieces")), "the pieces outlived the stage"

@@ -209,55 +209,95 @@ class Tokenize(Stage):
         rebuild = [(f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
         todo_bytes = int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for f, e in rebuild if e > f)) + \
             int(ends[-1] - (ends[start - 1] if start else 0) if start < len(doc_ids) else 0)
-        pieces: list[tuple[str, int, int]] = []
-        if isinstance(tok, ByteTokenizer):
-            tail = sizes[start:]
-        else:  # encode what is to be written, in pieces on the executor; their counts plan the cuts
-            ranges = [(f, e) for f, e in rebuild if e > f] + ([(start, len(doc_ids))] if start < len(doc_ids) else [])
-            limit = int(np.clip(todo_bytes // max(4 * ctx.executor.workers, 1), BATCH_BYTES, PIECE_BYTES))
-            spans = [ab for f, e in ranges for ab in byte_ranges(ends, f, e, limit)]
-            threads = max(1, wf.run.n_workers // max(ctx.executor.workers, 1))
-            tasks = [EncodePiece(str(ws.root), str(order), a, b, str(pieces_dir / f"piece_{a:012d}"), spec,
-                                 None if trained is None else str(trained), threads) for a, b in spans]
-            pieces_dir.mkdir()
-            with bar(f"tokenize ({tok.spec})", todo_bytes, "bytes") as b:
-                for i, _ in ctx.executor.imap(tasks):
-                    b.advance(int(sizes[spans[i][0]:spans[i][1]].sum()))
-            pieces = [(t.out, t.first, t.end) for t in tasks]
-            tail = np.concatenate([np.load(Path(p) / "counts.npy") for p, a, _ in pieces if a >= start] +
-                                  [np.zeros(0, np.int64)])
-        cuts += plan_cuts(tail, size, start)
-        if not cuts:  # no documents: one empty shard, so the stages after find a shard
-            cuts.append((0, 0))
-        names = [f"shard_{k:05d}" for k in range(len(cuts))]
-        for stale in folder.glob("shard_*"):
-            if stale.name not in names:
-                shutil.rmtree(stale)
-        jobs = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
-        rebuilt = sum(1 for k, _, _ in jobs if k < recorded)
-        tasks = [WriteShard(str(ws.root), str(order), str(folder / names[k]), f, e, spec, tok.dtype.str,
-                            tuple(p for p in pieces if p[1] < e and p[2] > f)) for k, f, e in jobs]
-        label = "tokenize (bytes)" if isinstance(tok, ByteTokenizer) else "tokenize: shards"
-        total, unit = (todo_bytes, "bytes") if isinstance(tok, ByteTokenizer) else (len(jobs), "shards")
-        with bar(label, total, unit) as b:
+        names = lambda n: [f"shard_{k:05d}" for k in range(n)]  # noqa: E731
+
+        wrote = 0
+
+        def write(jobs: list[tuple[int, int, int]], pieces: list[tuple[str, int, int]], b=None) -> None:
+            """WriteShard tasks for shards (k, first, end), each recorded as it finishes; a shard
+            already written with these cuts (a killed run's, finished out of order) is kept."""
+            nonlocal wrote
+            jobs = [j for j in jobs if not intact(*j)]
+            wrote += len(jobs)
+            tasks = [WriteShard(str(ws.root), str(order), str(folder / f"shard_{k:05d}"), f, e, spec, tok.dtype.str,
+                                tuple(p for p in pieces if p[1] < e and p[2] > f)) for k, f, e in jobs]
             for i, res in ctx.executor.imap(tasks):
                 k, f, e = jobs[i]
-                sdir = folder / names[k]
+                sdir = folder / f"shard_{k:05d}"
                 ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / x for x in files], artifact=sdir,
                         **res)
                 faults.point("tokenize.shard")
-                b.advance(int(sizes[f:e].sum()) if unit == "bytes" else 1)
+                if b is not None:
+                    b.advance(int(sizes[f:e].sum()))
+
+        if isinstance(tok, ByteTokenizer):  # the counts are the text sizes: every cut is known now
+            cuts += plan_cuts(sizes[start:], size, start) or ([] if cuts else [(0, 0)])
+            jobs = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
+            rebuilt = sum(1 for k, _, _ in jobs if k < recorded)
+            with bar("tokenize (bytes)", todo_bytes, "bytes") as b:
+                write(jobs, [], b)
+        else:
+            # a subword tokenizer's counts come from encoding: EncodePiece tasks encode ranges of
+            # the visiting order, a wave of them at a time, and every shard the wave's counts close
+            # is written before the next wave, so an interrupted run keeps the shards written and
+            # loses one wave's encoding at most, and the pieces on disk stay a wave and a shard
+            limit = int(np.clip(todo_bytes // max(4 * ctx.executor.workers, 1), BATCH_BYTES, PIECE_BYTES))
+            threads = max(1, wf.run.n_workers // max(ctx.executor.workers, 1))
+            wave = 2 * max(ctx.executor.workers, 1)
+            pieces_dir.mkdir()
+
+            def encode(spans: list[tuple[int, int]], b) -> list[tuple[tuple[str, int, int], np.ndarray]]:
+                tasks = [EncodePiece(str(ws.root), str(order), a, e, str(pieces_dir / f"piece_{a:012d}"), spec,
+                                     None if trained is None else str(trained), threads) for a, e in spans]
+                for i, _ in ctx.executor.imap(tasks):
+                    b.advance(int(sizes[spans[i][0]:spans[i][1]].sum()))
+                return [((t.out, t.first, t.end), np.load(Path(t.out) / "counts.npy")) for t in tasks]
+
+            with bar(f"tokenize ({tok.spec})", todo_bytes, "bytes") as b:
+                # damaged shards first: their cuts stand, so their pieces are all they need
+                jobs = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
+                rebuilt = len(jobs)
+                done = encode([ab for _, f, e in jobs if e > f for ab in byte_ranges(ends, f, e, limit)], b)
+                write(jobs, [p for p, _ in done])
+                for (p, _, _), _ in done:
+                    shutil.rmtree(p)
+                spans = list(byte_ranges(ends, start, len(doc_ids), limit))
+                held: list[tuple[tuple[str, int, int], np.ndarray]] = []  # pieces of the shard still open
+                first = start
+                for w in range(0, len(spans), wave):
+                    held += encode(spans[w:w + wave], b)
+                    counts = np.concatenate([c[max(first - p[1], 0):] for p, c in held])
+                    planned = plan_cuts(counts, size, first)
+                    closed = planned if w + wave >= len(spans) else planned[:-1]  # the last may go on
+                    write([(len(cuts) + i, f, e) for i, (f, e) in enumerate(closed)], [p for p, _ in held])
+                    cuts += closed
+                    first = cuts[-1][1] if cuts else 0
+                    for p, _ in [h for h in held if h[0][2] <= first]:
+                        shutil.rmtree(p[0])
+                    held = [h for h in held if h[0][2] > first]
+                if not cuts:  # no documents: one empty shard, so the stages after find a shard
+                    cuts.append((0, 0))
+                    write([(0, 0, 0)], [])
+        self._drop_stale(folder, names(len(cuts)))
         shutil.rmtree(pieces_dir, ignore_errors=True)
         order.unlink(missing_ok=True)
         token_counts = [int(json.loads(ws.stage_row(self.name, k).detail)["tokens"]) for k in range(len(cuts))]
-        plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
+        plan = {"shards": names(len(cuts)), "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
                 "tokenizer": tok.spec}
         tmp = folder / "shards.json.tmp"
         tmp.write_text(json.dumps(plan))
         tmp.replace(folder / "shards.json")
-        return {"shards": len(names), "reused": len(names) - len(jobs), "rebuilt": rebuilt,
+        return {"shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": rebuilt,
                 "tokens": int(sum(token_counts)), "documents": len(doc_ids), "shard_tokens": size,
                 "tokenizer": tok.spec, "vocab_size": tok.vocab_size, "folder": str(folder.relative_to(ws.root))}
+
+    @staticmethod
+    def _drop_stale(folder: Path, names: list[str]) -> None:
+        """Shard folders past the shards planned (a former run's, with other settings or cuts)."""
+        for stale in folder.glob("shard_*"):
+            if stale.name not in names:
+                shutil.rmtree(stale)
+
     @staticmethod
     def visiting_order(ctx: Context) -> np.ndarray:
         """The substring stage's documents in the order it visits them (keep.visiting_order)."""

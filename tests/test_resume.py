@@ -204,28 +204,39 @@ def test_checksums_made_by_the_tasks_are_those_of_the_files(corpus):
         assert files_checksum([work / artifact / f for f in files[stage]]) == (size, checksum), (stage, shard)
 
 
-def test_a_subword_tokenize_killed_keeps_the_shards_it_wrote(cli, corpus, tmp_path):
-    """A subword tokenizer's shards are cut from the counts its encoding gives, a wave of
-    pieces at a time, and each shard the counts close is written before the next wave: a run
-    killed after some shards keeps them (the rerun encodes only what follows), and the output
-    is a fresh run's. --workers 2 so the pieces go to the pool."""
+def test_a_subword_tokenize_interrupted_while_encoding_keeps_the_waves_before(corpus, tmp_path, monkeypatch):
+    """Interrupted while encoding a later wave of pieces, the shards the earlier waves closed
+    are on disk and recorded, and the rerun keeps them. Pieces of a few KB (BATCH_BYTES and
+    PIECE_BYTES made small, in this process, on the inline executor) make many waves."""
+    import sadedup
+    from sadedup.stages import tokenize
     from tokenizer_fixtures import hf_byte_bpe
 
     inp, _, _ = corpus
     tok = hf_byte_bpe(tmp_path / "bpe.json")
-    args = [*ARGS, "--set", f"substring.tokenizer=hf:{tok}", "--set", "substring.shard_tokens=3000", "--workers", "2"]
-    fresh = tmp_path / "fresh"
-    fresh.mkdir()
-    cli("run", "--input", inp, "--output", fresh / "out.jsonl", "--workdir", fresh / "w", *args)
-    shards = db_rows(fresh / "w", "SELECT count(*) FROM stages WHERE stage = 'tokenize' AND shard >= 0")[0][0]
-    assert shards >= 10
-    out, work = tmp_path / "out.jsonl", tmp_path / "work"
-    p = cli("run", "--input", inp, "--output", out, "--workdir", work, *args, check=False,
-            env={"SADEDUP_CRASH": "tokenize.shard:6"})
-    assert p.returncode == -signal.SIGKILL, p.stderr
-    cli("run", "--input", inp, "--output", out, "--workdir", work, *args)
-    assert out.read_bytes() == (fresh / "out.jsonl").read_bytes()
-    assert dump(work) == dump(fresh / "w")
-    assert db_rows(work, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'tokenize' "
-                         "AND shard = -1")[0][0] >= 5
-    assert not list(work.glob("substring/*/pieces")), "the pieces outlived the stage"
+    sets = ["stages=substring", "substring.min_length=12", "substring.shard_tokens=3000",
+            f"substring.tokenizer=hf:{tok}"]
+    monkeypatch.setattr(tokenize, "BATCH_BYTES", 2048)
+    monkeypatch.setattr(tokenize, "PIECE_BYTES", 2048)
+    sadedup.run(inp, tmp_path / "fresh.jsonl", tmp_path / "fresh", overrides=sets, executor="inline", quiet=True)
+    calls = {"n": 0}
+    encode = tokenize.EncodePiece.__call__
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] == 40:
+            raise KeyboardInterrupt
+        return encode(self)
+
+    monkeypatch.setattr(tokenize.EncodePiece, "__call__", interrupted)
+    w = tmp_path / "w"
+    with pytest.raises(KeyboardInterrupt):
+        sadedup.run(inp, tmp_path / "out.jsonl", w, overrides=sets, executor="inline", quiet=True)
+    kept = db_rows(w, "SELECT count(*) FROM stages WHERE stage = 'tokenize' AND shard >= 0 AND status = 'done'")[0][0]
+    assert kept >= 3, "the waves before the interrupt closed no shard"
+    monkeypatch.setattr(tokenize.EncodePiece, "__call__", encode)
+    sadedup.run(inp, tmp_path / "out.jsonl", w, overrides=sets, executor="inline", quiet=True)
+    assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()
+    assert dump(w) == dump(tmp_path / "fresh")
+    assert db_rows(w, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'tokenize' "
+                      "AND shard = -1")[0][0] == kept

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine
 
 from . import db, graph
+
+if TYPE_CHECKING:  # SQLAlchemy is imported with db, on first use (sadedup/__init__.py)
+    from sqlalchemy import Connection, Engine
 
 
 def deciding_stages() -> list[str]:

@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import create_engine
 
 from . import db, native
 from .errors import SadedupError
@@ -81,6 +80,8 @@ _loading: set[Path] = set()  # references being opened, to refuse a cycle instea
 def _immutable_engine(root: Path):
     """A connection to a reference's database that can create no file and write nothing: the
     reference is finished and locked against writers while it is read (`Reference.lock`)."""
+    from sqlalchemy import create_engine
+
     return create_engine("sqlite://", creator=lambda: db.open_readonly(root, immutable=True))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -184,12 +185,15 @@ def task_sums(paths: list[Path]) -> dict[str, tuple[int, str]]:
 
 
 MARKER = ".sadedup-workdir"
-# what sadedup writes at the top of a work folder besides the stages' folders (graph.Node.folders)
-OWN_FILES = (MARKER, db.DB_NAME, f"{db.DB_NAME}-wal", f"{db.DB_NAME}-shm", f"{db.DB_NAME}-journal", STATE,
-             f"{STATE}.tmp", ".lock")
 
 
-_STAGE_COLUMNS = ", ".join(c.name for c in db.stages.columns)
+@functools.cache
+def _stage_columns() -> str:
+    """The stages table's columns, for `Workspace.read` (asked, not made at import: a worker
+    imports this module and must not load db's SQLAlchemy schema)."""
+    return ", ".join(c.name for c in db.stages.columns)
+
+
 _ROW_TYPES: dict[tuple[str, ...], type] = {}
 
 
@@ -203,7 +207,11 @@ def _named_row(cursor: sqlite3.Cursor, row: tuple) -> tuple:
 
 
 def owned_names() -> set[str]:
-    return {*OWN_FILES, *(f for n in graph.NODES for f in n.folders)}
+    """What sadedup writes at the top of a work folder: its own files and the stages' folders
+    (graph.Node.folders). Made when asked, so importing this module loads no db (a worker's)."""
+    own = (MARKER, db.DB_NAME, f"{db.DB_NAME}-wal", f"{db.DB_NAME}-shm", f"{db.DB_NAME}-journal", STATE,
+           f"{STATE}.tmp", ".lock")
+    return {*own, *(f for n in graph.NODES for f in n.folders)}
 
 
 class Workspace:
@@ -411,7 +419,7 @@ class Workspace:
 
     # ---- stage records
     def stage_row(self, stage: str, shard: int = -1):
-        rows = self.read(f"SELECT {_STAGE_COLUMNS} FROM stages WHERE stage = ? AND shard = ?", (stage, shard))
+        rows = self.read(f"SELECT {_stage_columns()} FROM stages WHERE stage = ? AND shard = ?", (stage, shard))
         return rows[0] if rows else None
 
     def record_checksums(self, stages: tuple[str, ...]) -> list:

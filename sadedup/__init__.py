@@ -22,7 +22,11 @@ from typing import TYPE_CHECKING, Any
 # db` finds it set on the package and loads nothing), and the names below on first use (PEP 562).
 
 
-def _lazy_submodule(name: str) -> ModuleType:
+def lazy_submodule(name: str) -> ModuleType:
+    """sadedup.`name`, executed when one of its names is first used (the one already imported,
+    if it is): for modules a pool worker imports but never uses."""
+    if f"{__name__}.{name}" in sys.modules:
+        return sys.modules[f"{__name__}.{name}"]
     spec = importlib.util.find_spec(f"{__name__}.{name}")
     assert spec is not None and spec.loader is not None
     spec.loader = importlib.util.LazyLoader(spec.loader)
@@ -32,7 +36,7 @@ def _lazy_submodule(name: str) -> ModuleType:
     return module
 
 
-db = _lazy_submodule("db")
+db = lazy_submodule("db")
 
 _FROM = {"RunResult": "api", "build": "api", "count": "api", "decontaminate": "api", "dedup": "api",
          "exact": "api", "export": "api", "index": "api", "ingest": "api", "lines": "api", "locate": "api",

@@ -16,10 +16,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import __version__, api, graph
+from . import __version__, graph, lazy_submodule
 from . import formats
-from . import inspect as insp
-from . import pipeline
+
+# A spawned pool worker imports the main module again (multiprocessing's spawn), which is
+# this one under `python -m sadedup.cli` and the `sadedup` script: the commands' modules are
+# loaded when a command uses them, so a worker does not import the whole API for nothing.
+api = lazy_submodule("api")
+insp = lazy_submodule("inspect")
+pipeline = lazy_submodule("pipeline")
 from .errors import Interrupted, SadedupError, environment_error
 from .progress import result, say, set_quiet
 

@@ -18,6 +18,7 @@ from sqlalchemy import (Column, Connection, Engine, Float, Index, Integer, MetaD
                         create_engine, event, exc, text)
 
 from .errors import SadedupError
+from .store import column_rows  # noqa: F401  (db.column_rows: the rows bulk_insert takes)
 
 metadata = MetaData()
 
@@ -285,14 +286,6 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: It
         conn.exec_driver_sql(sql, chunk)
         n += len(chunk)
     return n
-
-
-def column_rows(columns: Sequence[np.ndarray], chunk: int = 50_000) -> Iterator[tuple]:
-    """Rows of equal-length numpy columns as tuples of Python values, converted a chunk at a
-    time: a million rows of ten columns as Python objects would cost hundreds of MB."""
-    n = len(columns[0]) if columns else 0
-    for i in range(0, n, chunk):
-        yield from zip(*(c[i:i + chunk].tolist() for c in columns))
 
 
 def bulk_replace(conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence],

@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -38,3 +39,12 @@ class TextStore:
 
     def texts(self, doc_ids) -> list[str]:
         return [self.text(int(d)) for d in doc_ids]
+
+
+def column_rows(columns: Sequence[np.ndarray], chunk: int = 50_000) -> Iterator[tuple]:
+    """Rows of equal-length numpy columns as tuples of Python values, converted a chunk at a
+    time: a million rows of ten columns as Python objects would cost hundreds of MB. (Here,
+    not in db, which has it too: an export worker reads rows and must not load SQLAlchemy.)"""
+    n = len(columns[0]) if columns else 0
+    for i in range(0, n, chunk):
+        yield from zip(*(c[i:i + chunk].tolist() for c in columns))

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import db, faults, formats
+from ..store import column_rows
 from ..errors import SadedupError
 from ..executor import imap_reading
 from ..progress import bar, warn
@@ -83,10 +84,10 @@ def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_fiel
         raw = not parse and fmt == "jsonl"
         records = jsonl_lines(inp, on_read, lines) if raw else read_records(inp, text_field, id_field, on_read,
                                                                              piece=lines)
-        docs = db.column_rows([d[k][a:b] for k in ("doc_id", "doc_row", "doc_kept")], ROWS_BLOCK)
+        docs = column_rows([d[k][a:b] for k in ("doc_id", "doc_row", "doc_kept")], ROWS_BLOCK)
         s0 = int(np.searchsorted(d["span_doc"], d["doc_id"][a])) if b > a else 0
         s1 = int(np.searchsorted(d["span_doc"], d["doc_id"][b - 1], side="right")) if b > a else 0
-        spans = db.column_rows([d[k][s0:s1] for k in ("span_doc", "span_start", "span_end")], ROWS_BLOCK)
+        spans = column_rows([d[k][s0:s1] for k in ("span_doc", "span_start", "span_end")], ROWS_BLOCK)
         doc_id, row, keep = next(docs, end)
         span = next(spans, end)
         for rec in records:

@@ -487,3 +487,17 @@ def test_the_sample_run_writes_where_the_readme_says_and_git_ignores_it(sample_r
     for path in ("sadedup-sample.jsonl.gz", "sadedup-sample-work/sadedup.db", "tests/sadedup-sample-work/state.json"):
         r = subprocess.run(["git", "check-ignore", "-q", path], cwd=REPO)
         assert r.returncode == 0, f"git does not ignore {path}"
+
+
+def test_a_pool_worker_imports_no_database_layer():
+    """A spawned worker imports the main module again (sadedup.cli) and its tasks' modules; a
+    run's workers each paid a second of CPU for SQLAlchemy and the API before their first task,
+    which the incremental run's exact stage waited for. One process, as a worker starts."""
+    stages = [f"sadedup.stages.{p.stem}" for p in (REPO / "sadedup" / "stages").glob("*.py") if p.stem != "__init__"]
+    code = ("import sys, importlib, sadedup.cli, sadedup.executor\n"
+            f"for m in {stages!r}: importlib.import_module(m)\n"
+            "print(sorted(m for m in ('sqlalchemy', 'sadedup.api', 'sadedup.pipeline', 'sadedup.inspect') "
+            "if m in sys.modules and type(sys.modules[m]).__name__ != '_LazyModule'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

@@ -33,6 +33,7 @@ def lazy_submodule(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    globals()[name] = module  # as an import sets a submodule on its package
     return module
 
 
@@ -56,6 +57,9 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name not in _FROM:
+        # a submodule (sadedup.pipeline, ...), which importing the API used to set here
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module 'sadedup' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_FROM[name]}", __name__), name)
     globals()[name] = value  # once looked up, an ordinary attribute

@@ -70,5 +70,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__all__ = ["run", "ingest", "exact", "minhash", "lines", "passages", "decontaminate", "tokenize", "build", "repeats", "remove", "export", "status", "sql", "explain",
-           "dedup", "report", "sweep", "count", "locate", "index", "Occurrences", "RunResult", "Workflow", "load_workflow", "SadedupError", "ConfigError", "__version__"]
+__all__ = [*_FROM, "__version__"]

@@ -501,3 +501,16 @@ def test_a_pool_worker_imports_no_database_layer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_every_public_name_resolves():
+    """The package's names load on first use (sadedup/__init__.py): each one listed resolves to
+    the object its module defines, and an unknown one is an AttributeError."""
+    import importlib
+
+    for name in sadedup.__all__:
+        value = getattr(sadedup, name)
+        if name != "__version__":
+            assert value is getattr(importlib.import_module(f"sadedup.{sadedup._FROM[name]}"), name)
+    with pytest.raises(AttributeError):
+        sadedup.no_such_name  # noqa: B018

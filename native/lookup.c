@@ -48,11 +48,12 @@ static inline int probe(side *r, int64_t i, const uint8_t *t) {
     return w ? cmp_windows(w, t, r->es, r->L) : 1;
 }
 
-/* The first index >= lo whose window is not below t (or nw). */
-static int64_t gallop_lower(side *r, int64_t lo, const uint8_t *t) {
-    if (lo >= r->nw || probe(r, lo, t) >= 0) return lo;
-    int64_t below = lo, step = 1, hi = lo + 1; /* window[below] < t */
-    while (hi < r->nw && probe(r, hi, t) < 0) {
+/* From `below`, whose window is below t (`equal`: equal to t), the first index after it whose
+ * window is not (or nw): galloped (doubling steps), then a binary search in the last step. */
+static int64_t gallop_past(side *r, int64_t below, const uint8_t *t, int equal) {
+#define HOLDS(i) (equal ? probe(r, (i), t) == 0 : probe(r, (i), t) < 0)
+    int64_t step = 1, hi = below + 1;
+    while (hi < r->nw && HOLDS(hi)) {
         below = hi;
         step <<= 1;
         hi = below + step;
@@ -61,10 +62,17 @@ static int64_t gallop_lower(side *r, int64_t lo, const uint8_t *t) {
     int64_t a = below + 1;
     while (a < hi) {
         int64_t mid = a + (hi - a) / 2;
-        if (probe(r, mid, t) < 0) a = mid + 1;
+        if (HOLDS(mid)) a = mid + 1;
         else hi = mid;
     }
     return a;
+#undef HOLDS
+}
+
+/* The first index >= lo whose window is not below t (or nw). */
+static int64_t gallop_lower(side *r, int64_t lo, const uint8_t *t) {
+    if (lo >= r->nw || probe(r, lo, t) >= 0) return lo;
+    return gallop_past(r, lo, t, 0);
 }
 
 /* wl entries read before the end of a run is galloped to: 8 KB read in sequence cost
@@ -78,20 +86,7 @@ static int64_t run_end(side *r, const uint16_t *wl, int64_t head, const uint8_t 
     int64_t e = head + 1, stop = head + 1 + RUN_SCAN < r->nw ? head + 1 + RUN_SCAN : r->nw;
     while (e < stop && wl[e] >= r->L) e++;
     if (e < stop || e >= r->nw) return e;
-    int64_t same = e - 1, step = 1, hi = e; /* window[same] == t */
-    while (hi < r->nw && probe(r, hi, t) == 0) {
-        same = hi;
-        step <<= 1;
-        hi = same + step;
-    }
-    if (hi > r->nw) hi = r->nw;
-    int64_t a = same + 1;
-    while (a < hi) {
-        int64_t mid = a + (hi - a) / 2;
-        if (probe(r, mid, t) == 0) a = mid + 1;
-        else hi = mid;
-    }
-    return a;
+    return gallop_past(r, e - 1, t, 1); /* window[e - 1] == t */
 }
 
 /* Common prefix of windows x and y (<= L tokens) known to agree on their first `from`;

@@ -60,6 +60,10 @@ def _piece(tokens: np.ndarray | None, chars, a: int, b: int) -> tuple:
     return tokens[a:b], deltas[:, a:b], x
 
 
+def shard_name(k: int) -> str:
+    return f"shard_{k:05d}"
+
+
 def folder_of(ws) -> Path:
     """Where the finished tokenize stage put its shards (as recorded, not recomputed)."""
     detail = ws.stage_detail("tokenize")
@@ -115,7 +119,7 @@ class Tokenize(Stage):
         n = len(json.loads((folder / "shards.json").read_text())["shards"])
         files = shard_files(ctx.wf.substring.tokenizer)
         return all(ctx.ws.is_done(self.name, chain(key, k), shard=k,
-                                  files=[folder / f"shard_{k:05d}" / f for f in files]) for k in range(n))
+                                  files=[folder / shard_name(k) / f for f in files]) for k in range(n))
 
     def summary(self, d: dict[str, Any]) -> str:
         return (f"tokenize: {d['documents']} documents, {d['tokens']} tokens ({d['tokenizer']}) in {d['shards']} "
@@ -190,11 +194,11 @@ class Tokenize(Stage):
 
         def intact(k: int, first: int, end: int) -> bool:
             row = ws.stage_row(self.name, k)
-            if ctx.force or row is None or json.loads(row.detail or "{}").get("first") != first or \
-                    json.loads(row.detail or "{}").get("end") != end:
+            if ctx.force or row is None:
                 return False
-            return ws.is_done(self.name, chain(key, k), shard=k,
-                              files=[folder / f"shard_{k:05d}" / f for f in files])
+            d = json.loads(row.detail or "{}")
+            return (d.get("first"), d.get("end")) == (first, end) and \
+                ws.is_done(self.name, chain(key, k), shard=k, files=[folder / shard_name(k) / f for f in files])
 
         # the shards recorded done in a row from the first keep their cuts (a corrupt one is
         # rebuilt from its own documents); the cuts after the last of them are planned anew,
@@ -204,38 +208,38 @@ class Tokenize(Stage):
                 and row.status == "done":
             d = json.loads(row.detail or "{}")
             cuts.append((d["first"], d["end"]))
-        recorded = len(cuts)
         start = cuts[-1][1] if cuts else 0
-        rebuild = [(f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
-        todo_bytes = int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for f, e in rebuild if e > f)) + \
+        # recorded shards whose files are damaged or gone: rebuilt with their own cuts
+        rebuild = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
+        todo_bytes = int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for _, f, e in rebuild if e > f)) + \
             int(ends[-1] - (ends[start - 1] if start else 0) if start < len(doc_ids) else 0)
-        names = lambda n: [f"shard_{k:05d}" for k in range(n)]  # noqa: E731
-
         wrote = 0
 
         def write(jobs: list[tuple[int, int, int]], pieces: list[tuple[str, int, int]], b=None) -> None:
-            """WriteShard tasks for shards (k, first, end), each recorded as it finishes; a shard
-            already written with these cuts (a killed run's, finished out of order) is kept."""
+            """WriteShard tasks for shards (k, first, end), each recorded as it finishes."""
             nonlocal wrote
-            jobs = [j for j in jobs if not intact(*j)]
             wrote += len(jobs)
-            tasks = [WriteShard(str(ws.root), str(order), str(folder / f"shard_{k:05d}"), f, e, spec, tok.dtype.str,
+            tasks = [WriteShard(str(ws.root), str(order), str(folder / shard_name(k)), f, e, spec, tok.dtype.str,
                                 tuple(p for p in pieces if p[1] < e and p[2] > f)) for k, f, e in jobs]
             for i, res in ctx.executor.imap(tasks):
                 k, f, e = jobs[i]
-                sdir = folder / f"shard_{k:05d}"
+                sdir = folder / shard_name(k)
                 ws.mark(self.name, chain(key, k), "done", shard=k, files=[sdir / x for x in files], artifact=sdir,
                         **res)
                 faults.point("tokenize.shard")
                 if b is not None:
                     b.advance(int(sizes[f:e].sum()))
 
+        # a shard past the recorded ones may be on disk with the same cuts already (a killed
+        # run's, finished out of order): kept
+        def unwritten(k0: int, new: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+            return [(k, f, e) for k, (f, e) in enumerate(new, k0) if not intact(k, f, e)]
+
         if isinstance(tok, ByteTokenizer):  # the counts are the text sizes: every cut is known now
-            cuts += plan_cuts(sizes[start:], size, start) or ([] if cuts else [(0, 0)])
-            jobs = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
-            rebuilt = sum(1 for k, _, _ in jobs if k < recorded)
+            new = plan_cuts(sizes[start:], size, start) or ([] if cuts else [(0, 0)])
             with bar("tokenize (bytes)", todo_bytes, "bytes") as b:
-                write(jobs, [], b)
+                write(rebuild + unwritten(len(cuts), new), [], b)
+            cuts += new
         else:
             # a subword tokenizer's counts come from encoding: EncodePiece tasks encode ranges of
             # the visiting order, a wave of them at a time, and every shard the wave's counts close
@@ -255,10 +259,8 @@ class Tokenize(Stage):
 
             with bar(f"tokenize ({tok.spec})", todo_bytes, "bytes") as b:
                 # damaged shards first: their cuts stand, so their pieces are all they need
-                jobs = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
-                rebuilt = len(jobs)
-                done = encode([ab for _, f, e in jobs if e > f for ab in byte_ranges(ends, f, e, limit)], b)
-                write(jobs, [p for p, _ in done])
+                done = encode([ab for _, f, e in rebuild if e > f for ab in byte_ranges(ends, f, e, limit)], b)
+                write(rebuild, [p for p, _ in done])
                 for (p, _, _), _ in done:
                     shutil.rmtree(p)
                 spans = list(byte_ranges(ends, start, len(doc_ids), limit))
@@ -269,7 +271,7 @@ class Tokenize(Stage):
                     counts = np.concatenate([c[max(first - p[1], 0):] for p, c in held])
                     planned = plan_cuts(counts, size, first)
                     closed = planned if w + wave >= len(spans) else planned[:-1]  # the last may go on
-                    write([(len(cuts) + i, f, e) for i, (f, e) in enumerate(closed)], [p for p, _ in held])
+                    write(unwritten(len(cuts), closed), [p for p, _ in held])
                     cuts += closed
                     first = cuts[-1][1] if cuts else 0
                     for p, _ in [h for h in held if h[0][2] <= first]:
@@ -278,16 +280,17 @@ class Tokenize(Stage):
                 if not cuts:  # no documents: one empty shard, so the stages after find a shard
                     cuts.append((0, 0))
                     write([(0, 0, 0)], [])
-        self._drop_stale(folder, names(len(cuts)))
+        names = [shard_name(k) for k in range(len(cuts))]
+        self._drop_stale(folder, names)
         shutil.rmtree(pieces_dir, ignore_errors=True)
         order.unlink(missing_ok=True)
         token_counts = [int(json.loads(ws.stage_row(self.name, k).detail)["tokens"]) for k in range(len(cuts))]
-        plan = {"shards": names(len(cuts)), "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
+        plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
                 "tokenizer": tok.spec}
         tmp = folder / "shards.json.tmp"
         tmp.write_text(json.dumps(plan))
         tmp.replace(folder / "shards.json")
-        return {"shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": rebuilt,
+        return {"shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": len(rebuild),
                 "tokens": int(sum(token_counts)), "documents": len(doc_ids), "shard_tokens": size,
                 "tokenizer": tok.spec, "vocab_size": tok.vocab_size, "folder": str(folder.relative_to(ws.root))}
 

@@ -226,6 +226,12 @@ class LocalExecutor:
         self._pool = None
 
 
+def run_all(executor: Executor, tasks: Sequence[Task]) -> None:
+    """Runs every task, for the files they write (their results are not wanted)."""
+    for _ in executor.imap(tasks):
+        pass
+
+
 def _worker_died(task: Task) -> Exception:
     """A worker killed mid-task (the out-of-memory killer, a kill -9): one line that says so.
     Nothing it half-wrote is trusted by a rerun (tasks write atomically), so a rerun resumes."""

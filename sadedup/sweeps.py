@@ -57,7 +57,7 @@ from . import graph, native
 from . import lsh as mh
 from .config import MinhashConfig
 from .errors import SadedupError
-from .executor import Executor, make_executor, process_cpu
+from .executor import Executor, make_executor, process_cpu, run_all
 from .keep import candidate_documents
 from .stages.base import Context
 from .stages.build import sorted_dirs
@@ -500,8 +500,7 @@ def _state(path: Path, groups: int, budget: int) -> np.ndarray:
 
 
 def _imap(ctx: Context, tasks: list) -> None:
-    for _ in ctx.executor.imap(tasks):
-        pass
+    run_all(ctx.executor, tasks)
 
 
 def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch: Path) -> list[dict[str, Any]]:

@@ -58,6 +58,7 @@ import numpy as np
 import xxhash
 
 from .. import native
+from ..executor import run_all
 from ..keep import source_values
 from ..progress import bar
 from ..store import TextStore
@@ -330,8 +331,7 @@ class Lines(SpanStage):
         keys' order."""
         tasks = [CountPartition(tuple(map(str, dirs)), q, least, str(folder / f"part_{q:05d}"))
                  for q in range(1 << bits)]
-        for _ in ctx.executor.imap(tasks):
-            pass
+        run_all(ctx.executor, tasks)
         reps = [load_npy(Path(t.out) / "repeated.npy", mmap=False) for t in tasks]
         cnts = [load_npy(Path(t.out) / "counts.npy", mmap=False) for t in tasks]
         save_npy(folder / "repeated.npy", np.concatenate(reps + [np.zeros(0, np.uint64)]))

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import db, faults, native, reference
+from ..executor import run_all
 from ..progress import bar
 from ..store import TextStore
 from ..tokenizers import ByteTokenizer, ShardChars, char_spans
@@ -121,12 +122,12 @@ class Remove(Stage):
             if keep == "first":
                 task = SelectFirst(tuple(outs), offsets, bases, prefilter, L, drop, groups, str(state), not refs,
                                    tuple(results))
-                run_tasks(ctx.executor, [task])
+                run_all(ctx.executor, [task])
                 b.advance(len(outs))
             else:
                 second = scratch / "group_state2.npy"
                 ns = tuple(int(o[-1]) for o in shards.offsets)
-                run_tasks(ctx.executor, [FirstTwo(tuple(outs), ns, bases, prefilter, groups, str(state), not refs,
+                run_all(ctx.executor, [FirstTwo(tuple(outs), ns, bases, prefilter, groups, str(state), not refs,
                                                   str(second))])
                 tasks = [SelectNone(outs[k], offsets[k], bases[k], prefilter, L, drop, str(state), str(second),
                                     results[k]) for k in range(len(outs))]
@@ -263,14 +264,6 @@ def _open_state(path: str, groups: int, fresh: bool) -> np.ndarray:
     """The mapped group state: made now (every group -1, unseen) when `fresh`, else the one
     the driver made and preset from the references."""
     return _group_state(Path(path), groups) if fresh else np.load(path, mmap_mode="r+")
-
-
-def run_tasks(executor, tasks: list) -> list:
-    """The results of a few tasks run on the executor, in order."""
-    out = [None] * len(tasks)
-    for i, res in executor.imap(tasks):
-        out[i] = res
-    return out
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults, native, reference
+from ..executor import run_all
 from ..workspace import file_bytes, load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
@@ -285,6 +286,5 @@ class Repeats(Stage):
                                          for k, p in enumerate(plan)]):
             counts[k] = res["groups"]
         shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
-        for _ in ctx.executor.imap([JoinShard(o, shifts) for o in dest]):
-            pass
+        run_all(ctx.executor, [JoinShard(o, shifts) for o in dest])
         return int(sum(counts))

@@ -141,10 +141,14 @@ def _clean_eval(path: Path | None) -> list[str]:
     return [] if path is None else [f"decontaminate.write_clean_eval={path.resolve()}"]
 
 
-def _choice(*names: str):
+def _choice(*names: str, of: Any = None):
+    """A callback that accepts one of names, or of the names `of()` returns when it is called:
+    typer evaluates every command's options whatever command runs, so a list kept in a module
+    that imports SQLAlchemy (sadedup.inspect's FORMATS) is read only when its option is used."""
     def check(value: str) -> str:
-        if value not in names:
-            raise typer.BadParameter(f"{value!r} is not one of {', '.join(names)}")
+        allowed = of() if of is not None else names
+        if value not in allowed:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
         return value
     return check
 
@@ -388,7 +392,8 @@ def status(workdir: WorkdirArg,
 @command()
 def sql(workdir: WorkdirArg, query: Annotated[str, typer.Argument(help="One SQL statement; the database is "
                                                                       "opened read-only.")],
-        format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice(*insp.FORMATS),
+        format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
+                                            callback=_choice(of=lambda: insp.FORMATS),
                                             help="table, csv, json (one array) or jsonl (one object a line).")]
         = "table"):
     """Query the provenance database read-only. Tables: runs, documents, spans, clusters,

@@ -503,6 +503,19 @@ def test_a_pool_worker_imports_no_database_layer():
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
+def test_the_command_line_is_built_without_the_database_layer():
+    """typer reads every command's options whatever command runs (`--help`, a refusal, a stage
+    command): building them imported SQLAlchemy through an option's list of choices, a third
+    of a second of every invocation before it did anything."""
+    code = ("import sys, typer.main, sadedup.cli\n"
+            "typer.main.get_command(sadedup.cli.app)\n"
+            "print(sorted(m for m in ('sqlalchemy', 'sadedup.inspect', 'sadedup.api') "
+            "if m in sys.modules and type(sys.modules[m]).__name__ != '_LazyModule'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
 def test_every_public_name_resolves():
     """The package's names load on first use (sadedup/__init__.py): each one listed resolves to
     the object its module defines, and an unknown one is an AttributeError."""

@@ -21,6 +21,7 @@ from sadedup import pipeline
 # 26 shards of the corpus below (143k tokens), at least 10 for the crash points and the reuse
 # counts; a shard costs its files and records whatever its size, so the 54 shards of 3000
 # tokens this once had made every run of this file twice as long
+KILLS = 3  # SIGKILLs per random-kill run before the run left to finish
 ARGS = ["--set", "stages=substring", "--set", "substring.min_length=12", "--set", "substring.shard_tokens=6000"]
 
 
@@ -38,12 +39,19 @@ def corpus(tmp_path_factory):
     with open(inp, "a") as f:
         f.write("{broken json\n")
     ref = d / "ref.jsonl"
-    p = subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", inp, "--output", ref, "--workdir",
-                        d / "refwork", *ARGS], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+    seconds = timed_run(inp, ref, d / "refwork", ARGS)
     shards = db_rows(d / "refwork", "SELECT count(*) FROM stages WHERE stage = 'build' AND shard >= 0")[0][0]
     assert shards >= 10
-    return inp, ref, dump(d / "refwork")
+    return inp, ref, dump(d / "refwork"), seconds
+
+
+def timed_run(inp: Path, out: Path, work: Path, args: list[str]) -> float:
+    """Wall seconds of a whole uninterrupted run (what test_random_kills draws its kill times from)."""
+    t = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", inp, "--output", out, "--workdir",
+                        work, *args], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return time.monotonic() - t
 
 
 def ref_shards(work: Path) -> list[int]:
@@ -66,7 +74,7 @@ def sa_mtimes(work: Path) -> dict[int, int]:
                                    "repeats.merge",
                                    "remove.db", "export.row:120"])
 def test_killed_then_rerun_is_identical(cli, corpus, tmp_path, point):
-    inp, ref, ref_dump = corpus
+    inp, ref, ref_dump, _ = corpus
     out, work = tmp_path / "out.jsonl", tmp_path / "work"
     p = cli("run", "--input", inp, "--output", out, "--workdir", work, *ARGS, check=False,
             env={"SADEDUP_CRASH": point})
@@ -94,7 +102,7 @@ def test_killed_then_rerun_is_identical(cli, corpus, tmp_path, point):
 
 
 def test_corrupt_artifacts_rebuild_just_them(cli, corpus, tmp_path):
-    inp, ref, ref_dump = corpus
+    inp, ref, ref_dump, _ = corpus
     out, work = tmp_path / "out.jsonl", tmp_path / "work"
     # the reference run's folder is this run with ARGS: copied, not made again (it records the
     # reference's output, so the rerun names its own)
@@ -126,37 +134,40 @@ def test_corrupt_artifacts_rebuild_just_them(cli, corpus, tmp_path):
 @pytest.mark.parametrize("all_stages", [False, True])
 def test_random_kills(corpus, tmp_path, all_stages):
     """SIGKILL at random moments until a run completes: the result is still the reference."""
-    inp, ref, ref_dump = corpus
+    inp, ref, ref_dump, seconds = corpus
     args = ARGS
     if all_stages:  # exact, minhash and substring, many shards
         args = ARGS[2:]
         ref = tmp_path / "ref.jsonl"
-        subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", inp, "--output", ref, "--workdir",
-                        tmp_path / "refwork", *args], check=True, capture_output=True)
+        seconds = timed_run(inp, ref, tmp_path / "refwork", args)
         ref_dump = dump(tmp_path / "refwork")
         assert db_rows(tmp_path / "refwork", "SELECT count(*) FROM documents WHERE reason = 'exact_duplicate'")[0][0]
     out, work = tmp_path / "out.jsonl", tmp_path / "work"
     rng = random.Random(3 + all_stages)
     cmd = [sys.executable, "-m", "sadedup.cli", "run", "--input", str(inp), "--output", str(out), "--workdir",
            str(work), *args]
-    for attempt in range(30):
+    # kill moments drawn over a whole run's length, measured on this machine, so that the kills
+    # land all through the run whatever its speed (fixed seconds either missed the late stages on
+    # a slow machine or cost a dozen restarts), then one run left to finish
+    kills = 0
+    for timeout in [rng.uniform(0.1, 0.6) * seconds for _ in range(KILLS)] + [None]:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            proc.wait(timeout=rng.uniform(0.3, 2.5) + 0.4 * attempt)  # later attempts live longer
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+            kills += 1
             continue
         assert proc.returncode == 0, proc.stderr.read()
         break
-    else:
-        pytest.fail("never finished")
+    assert kills, "the run finished before it could be killed"
     assert out.read_bytes() == ref.read_bytes()
     assert dump(work) == ref_dump
 
 
 def test_second_run_is_refused_and_stale_lock_taken_over(cli, corpus, tmp_path):
-    inp, ref, _ = corpus
+    inp, ref, _, _ = corpus
     work = tmp_path / "work"
     work.mkdir()
     holder = subprocess.Popen([sys.executable, "-c", (
@@ -212,7 +223,7 @@ def test_a_subword_tokenize_interrupted_while_encoding_keeps_the_waves_before(co
     from sadedup.stages import tokenize
     from tokenizer_fixtures import hf_byte_bpe
 
-    inp, _, _ = corpus
+    inp, _, _, _ = corpus
     tok = hf_byte_bpe(tmp_path / "bpe.json")
     sets = ["stages=substring", "substring.min_length=12", "substring.shard_tokens=3000",
             f"substring.tokenizer=hf:{tok}"]

@@ -6,11 +6,13 @@ cluster. Executors are registered by name in EXECUTORS; `--executor NAME` picks 
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import multiprocessing as mp
 import os
 import resource
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -107,12 +109,27 @@ def _worker_init(parent: int) -> None:
     import ctypes
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    atexit.register(_exit_at_once)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
     if os.getppid() != parent:  # the driver died before the call took effect
         os._exit(1)
+
+
+def _exit_at_once() -> None:
+    """A worker the pool lets go ends here, before the interpreter's own exit: that ran a full
+    garbage collection over everything the tasks imported and made (gc_collect_main, 0.3-0.4 s
+    a worker on a quiet machine, 1.5 s under load, while the driver's shutdown waited for it).
+    A task's files are whole and in place before it returns, so nothing is left to flush but
+    the worker's own stdout and stderr."""
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    os._exit(0)
 
 
 def _import(modules: Sequence[str]) -> None:

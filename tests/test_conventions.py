@@ -393,6 +393,26 @@ def test_more_workers_than_tasks_start_no_more_processes_than_tasks(tmp_path, mo
     assert not any(p.is_alive() for p in started)  # and the run closed its pool
 
 
+def test_a_pool_worker_let_go_skips_the_interpreters_exit(tmp_path):
+    """The pool's workers end at once when it closes: the interpreter's own exit ran a full
+    garbage collection in each (0.3-1.5 s that the driver's close waited for at the end of
+    every run). A collection during a worker's exit would touch a file here."""
+    import functools
+
+    from sadedup.executor import LocalExecutor, run_all
+
+    mark = tmp_path / "collected"
+    code = ("import gc, os, sys\n"
+            "gc.callbacks.append(lambda phase, info, done=sys.is_finalizing, o=os.open, c=os.close, "
+            f"p={str(mark)!r}, f=os.O_CREAT | os.O_WRONLY: done() and c(o(p, f)))")
+    pool = LocalExecutor(2)
+    try:
+        run_all(pool, [functools.partial(exec, code, {}) for _ in range(2)])
+    finally:
+        pool.close()
+    assert not mark.exists()
+
+
 def test_status_checks_what_it_is_told_and_leaves_the_workspace_as_it_was(done):
     """standing(ws, verify) checks artifacts as its argument says without touching ws.verify,
     and a Workspace has one Provenance (made again only for a new engine)."""

@@ -61,6 +61,20 @@ def test_version(cli):
     assert p.stdout == f"sadedup {sadedup.__version__}\n"
 
 
+def test_the_command_line_leaves_its_objects_to_the_exit():
+    """The CLI's process freezes its objects when the command ends: the interpreter's exit
+    then skips the full garbage collection it ran over them (half a second or more after a
+    run). Read by an exit hook registered before the command, which runs after it."""
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+            "from sadedup.cli import main\n"
+            "sys.argv = ['sadedup', '--version']\n"
+            "main()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "frozen True", out.stdout + out.stderr
+
+
 def test_global_flags_after_the_command(cli, tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", docs(20))
     w = tmp_path / "w"

@@ -129,15 +129,25 @@ typedef struct {
  * a window that occurs once gets -1. Returns the number of groups, or -1 on OOM. */
 int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L);
 
-/* Lookup of one sorted stream's distinct windows in another (lookup.c), both as
- * sd_local_windows makes them (rn / qn tokens, rw / qw windows): for every distinct window of
- * the query stream that the other holds, in order, the run of the other's windows equal to
- * it, heads[k] .. ends[k] (room: the query's distinct windows). Galloping from the last
- * place found: O(log d) windows compared for a query d windows past the one before. Returns
- * how many were found, -1 for a window position outside its tokens. */
+/* The same merge one distinct window at a time (a window equal to one of another stream
+ * comes right after it): sd_merger_next gives the stream, the window's index and the end of
+ * its run of equal windows there, its ordinal among the stream's distinct windows, and its
+ * common prefix with the window given before (0 for the first); 0 when every stream is done.
+ * Open returns NULL when out of memory. */
+typedef struct sd_merger sd_merger;
+sd_merger *sd_merger_open(sd_stream *streams, int k, int es, int64_t L);
+int sd_merger_next(sd_merger *m, int *s, int64_t *i, int64_t *end, int64_t *run, int64_t *lcp);
+void sd_merger_close(sd_merger *m);
+
+/* Lookup of sorted streams' distinct windows in another (lookup.c), all as
+ * sd_local_windows makes them (rn tokens, rw windows; the query streams' windows checked to
+ * lie inside their tokens, their run_gid unused): for every distinct window of the queries
+ * that the other holds, in order, the run of the other's windows equal to it, heads[k] ..
+ * ends[k] (room: the queries' distinct windows). Galloping from the last place found:
+ * O(log d) windows compared for a query d windows past the one before. Returns how many were
+ * found, -1 for a window position outside its tokens, -2 when out of memory. */
 int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
-                        const uint8_t *QT, int64_t qn, const void *qpos, int qpos64, const uint16_t *qwl, int64_t qw,
-                        int es, int64_t L, int64_t *heads, int64_t *ends);
+                        sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends);
 
 /* wl[i] = common prefix of the L-windows at wpos[i - 1] and wpos[i], in tokens (wl[0] = 0):
  * a sorted selection of a stream's windows made a stream again. Positions are the caller's

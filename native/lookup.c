@@ -112,8 +112,7 @@ static inline int64_t extend(const uint8_t *x, const uint8_t *y, int64_t from, i
 #define WALK 64
 
 int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
-                        const uint8_t *QT, int64_t qn, const void *qpos, int qpos64, const uint16_t *qwl, int64_t qw,
-                        int es, int64_t L, int64_t *heads, int64_t *ends) {
+                        sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends) {
     /* The merge of two sorted streams, walked on their common prefixes as sd_merge does: lo is
      * the first window of r above the query before (t'), and m = lcp(r[lo], t') is known
      * (known = 0 before the first query and after a gallop). With w = lcp(t', t), r[lo] is
@@ -121,18 +120,18 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
      * and from there on. Walking on, r[i+1] against t follows from lcp(r[i], t) and
      * lcp(r[i], r[i+1]) = wl[i+1] the same way. A query whose place is more than WALK windows
      * on is galloped to (log of the distance compares of whole windows), so a long stretch of
-     * r that no query falls in costs its logarithm, not its length. */
-    side r = {RT, rn, rpos, rpos64, rw, es, L, 0}, q = {QT, qn, qpos, qpos64, qw, es, L, 0};
-    int64_t found = 0, lo = 0, m = 0;
-    int known = 0;
-    for (int64_t j = 0; j < qw && lo < rw; j++) {
-        if (j > 0 && qwl[j] >= L) continue; /* the same window as the query before */
-        const uint8_t *t = window(&q, j);
-        if (!t) return -1;
-        int64_t w = j > 0 ? qwl[j] : 0;
-        /* the next queries' tokens where they leave this one: random reads, fetched ahead */
-        for (int64_t k = j + 1; k < j + 3 && k < qw; k++)
-            pf(&q, k, qwl[k]);
+     * r that no query falls in costs its logarithm, not its length. The queries of several
+     * streams come in their merged order (sd_merger, which gives w as well): one walk over r
+     * for all of them, where a walk per stream went over r once each. */
+    side r = {RT, rn, rpos, rpos64, rw, es, L, 0};
+    sd_merger *mg = sd_merger_open(qs, k, es, L);
+    if (!mg) return -2;
+    int64_t found = 0, lo = 0, m = 0, qi, qend, qrun, w;
+    int known = 0, qs_at;
+    while (lo < rw && sd_merger_next(mg, &qs_at, &qi, &qend, &qrun, &w)) {
+        if (w >= L) continue; /* the same window as the query before (the first has w = 0) */
+        const sd_stream *q = &qs[qs_at];
+        const uint8_t *t = q->T + idx_at(q->wpos, qi, q->wpos64) * es;
         int64_t i = lo, lcp;
         int sign;
         if (known && m < w) { /* r[lo] leaves t' below where t follows t': above t */
@@ -142,7 +141,7 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
             lcp = w;
         } else {
             const uint8_t *x = window(&r, i);
-            if (!x) return -1;
+            if (!x) { sd_merger_close(mg); return -1; }
             lcp = extend(x, t, known ? w : 0, es, L, &sign);
         }
         /* r[i] vs t is (sign, lcp); walk while it is below */
@@ -151,10 +150,10 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
             if (i + 1 >= rw) { i = rw; break; }
             if (++steps > WALK) {
                 i = gallop_lower(&r, i + 1, t);
-                if (r.bad) return -1;
+                if (r.bad) { sd_merger_close(mg); return -1; }
                 if (i >= rw) break;
                 const uint8_t *y = window(&r, i);
-                if (!y) return -1;
+                if (!y) { sd_merger_close(mg); return -1; }
                 lcp = extend(y, t, 0, es, L, &sign);
                 break;
             }
@@ -164,13 +163,13 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
             if (x > lcp) continue;        /* agrees with r[i-1] past where it is below t */
             if (x < lcp) { sign = 1; lcp = x; break; } /* leaves r[i-1] upward before t does */
             const uint8_t *y = window(&r, i);
-            if (!y) return -1;
+            if (!y) { sd_merger_close(mg); return -1; }
             lcp = extend(y, t, lcp, es, L, &sign);
         }
         if (i >= rw) { lo = rw; break; }
         if (sign == 0) { /* r[i] is the first window of r equal to t */
             int64_t e = run_end(&r, rwl, i, t);
-            if (r.bad) return -1;
+            if (r.bad) { sd_merger_close(mg); return -1; }
             heads[found] = i;
             ends[found++] = e;
             lo = e;
@@ -181,6 +180,7 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
         }
         known = 1;
     }
+    sd_merger_close(mg);
     return found;
 }
 

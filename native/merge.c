@@ -51,28 +51,48 @@ static int order(const head *a, const head *b, int64_t from, int es, int64_t L, 
 
 static inline int finished(const head *h) { return h->i >= h->s->nw; }
 
-int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
+struct sd_merger {
+    int K, w;
+    int64_t wh, L;
+    int es;
+    head *h;
+    int *loser, *win;
+    int64_t *llcp;
+    sd_stream *none; /* padding leaves: finished from the start */
+};
+
+void sd_merger_close(sd_merger *m) {
+    if (!m) return;
+    free(m->h); free(m->loser); free(m->win); free(m->llcp); free(m->none);
+    free(m);
+}
+
+sd_merger *sd_merger_open(sd_stream *streams, int k, int es, int64_t L) {
     /* A loser tree over the streams' heads that carries common prefixes (the LCP loser tree
      * of Bingmann, Eberle and Sanders): node v keeps the head that lost there and its common
      * prefix with the head that won there. A new head of the stream that won the last round
      * rises from its leaf knowing its common prefix with that winner (the shard's wl), and
      * every loser on its path knows its own with the same winner: the larger prefix is the
      * smaller window, and tokens are read only when the two are equal. log k steps a window,
-     * not k. Consecutive winners whose common prefix reaches L form one group. */
+     * not k. */
+    sd_merger *m = calloc(1, sizeof(sd_merger));
+    if (!m) return NULL;
     int K = 1;
     while (K < k) K <<= 1;
-    head *h = calloc((size_t)K, sizeof(head));
-    int *loser = calloc((size_t)K, sizeof(int)), *win = calloc((size_t)(2 * K), sizeof(int));
-    int64_t *llcp = calloc((size_t)K, sizeof(int64_t));
-    int *gs = calloc((size_t)K, sizeof(int));
-    int64_t *gr = calloc((size_t)K, sizeof(int64_t));
-    sd_stream *none = calloc(1, sizeof(sd_stream)); /* padding leaves: finished from the start */
-    if (!h || !loser || !win || !llcp || !gs || !gr || !none) {
-        free(h); free(loser); free(win); free(llcp); free(gs); free(gr); free(none);
-        return -1;
+    m->K = K; m->es = es; m->L = L;
+    m->h = calloc((size_t)K, sizeof(head));
+    m->loser = calloc((size_t)K, sizeof(int));
+    m->win = calloc((size_t)(2 * K), sizeof(int));
+    m->llcp = calloc((size_t)K, sizeof(int64_t));
+    m->none = calloc(1, sizeof(sd_stream));
+    if (!m->h || !m->loser || !m->win || !m->llcp || !m->none) {
+        sd_merger_close(m);
+        return NULL;
     }
+    head *h = m->h;
+    int *loser = m->loser, *win = m->win;
     for (int s = 0; s < K; s++) {
-        h[s].s = s < k ? &streams[s] : none;
+        h[s].s = s < k ? &streams[s] : m->none;
         if (!finished(&h[s])) load(&h[s], L);
         win[K + s] = s;
     }
@@ -83,64 +103,93 @@ int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
         int a_wins = sign < 0 || (sign == 0 && a < b);
         win[v] = a_wins ? a : b;
         loser[v] = a_wins ? b : a;
-        llcp[v] = l;
+        m->llcp[v] = l;
     }
-    int w = win[1];
-    int64_t wh = 0, G = 0, gcount = 0;
-    int gn = 0;
-    while (!finished(&h[w])) {
+    m->w = win[1];
+    m->wh = 0;
+    return m;
+}
+
+/* inlined in sd_merge's loop, a call per window elsewhere */
+static inline __attribute__((always_inline)) int merger_next(sd_merger *m, int *s, int64_t *i, int64_t *end,
+                                                            int64_t *run, int64_t *lcp) {
+    int w = m->w, es = m->es;
+    int64_t L = m->L;
+    head *h = m->h;
+    head *a = &h[w];
+    if (finished(a)) return 0;
+    *s = w; *i = a->i; *end = a->end; *run = a->run; *lcp = m->wh;
+    a->i = a->end;
+    a->run++;
+    int x = w;
+    int64_t xh = 0;
+    if (!finished(a)) {
+        xh = a->s->wl[a->i];
+        load(a, L);
+        /* the stream's window after this one will be compared where it leaves this one:
+         * start fetching those tokens a round early */
+        for (int64_t j = a->end; j < a->end + 2 && j < a->s->nw; j++)
+            __builtin_prefetch(a->s->T + (idx_at(a->s->wpos, j, a->s->wpos64) + a->s->wl[j]) * es);
+    }
+    for (int v = (m->K + w) >> 1; v >= 1; v >>= 1) {
+        int y = m->loser[v];
+        int64_t yh = m->llcp[v];
+        int x_wins;
+        if (finished(&h[x]) || finished(&h[y])) {
+            x_wins = !finished(&h[x]);
+            if (!x_wins) xh = yh;
+            m->llcp[v] = 0;
+        } else if (xh != yh) {
+            x_wins = xh > yh; /* more in common with the last winner: smaller */
+            m->llcp[v] = x_wins ? yh : xh;
+            if (!x_wins) xh = yh;
+        } else {
+            int64_t l;
+            int sign = order(&h[x], &h[y], xh, es, L, &l);
+            x_wins = sign < 0 || (sign == 0 && x < y);
+            m->llcp[v] = l;
+        }
+        if (!x_wins) {
+            m->loser[v] = x;
+            x = y;
+        }
+    }
+    m->w = x;
+    m->wh = xh;
+    return 1;
+}
+
+int sd_merger_next(sd_merger *m, int *s, int64_t *i, int64_t *end, int64_t *run, int64_t *lcp) {
+    return merger_next(m, s, i, end, run, lcp);
+}
+
+int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
+    /* Consecutive distinct windows of the merged order whose common prefix reaches L form
+     * one group (at most one run of each stream). */
+    sd_merger *m = sd_merger_open(streams, k, es, L);
+    int *gs = calloc((size_t)(k ? k : 1), sizeof(int));
+    int64_t *gr = calloc((size_t)(k ? k : 1), sizeof(int64_t));
+    if (!m || !gs || !gr) {
+        sd_merger_close(m); free(gs); free(gr);
+        return -1;
+    }
+    int s, gn = 0;
+    int64_t i, end, run, wh, G = 0, gcount = 0;
+    while (merger_next(m, &s, &i, &end, &run, &wh)) {
         if (gn > 0 && wh < L) { /* the group before this window is complete */
             int64_t id = gcount >= 2 ? G++ : -1;
-            for (int j = 0; j < gn; j++) h[gs[j]].s->run_gid[gr[j]] = id;
+            for (int j = 0; j < gn; j++) streams[gs[j]].run_gid[gr[j]] = id;
             gn = 0;
             gcount = 0;
         }
-        head *a = &h[w];
-        gs[gn] = w;
-        gr[gn++] = a->run;
-        gcount += a->end - a->i;
-        a->i = a->end;
-        a->run++;
-        int x = w;
-        int64_t xh = 0;
-        if (!finished(a)) {
-            xh = a->s->wl[a->i];
-            load(a, L);
-            /* the stream's window after this one will be compared where it leaves this one:
-             * start fetching those tokens a round early */
-            for (int64_t j = a->end; j < a->end + 2 && j < a->s->nw; j++)
-                __builtin_prefetch(a->s->T + (idx_at(a->s->wpos, j, a->s->wpos64) + a->s->wl[j]) * es);
-        }
-        for (int v = (K + w) >> 1; v >= 1; v >>= 1) {
-            int y = loser[v];
-            int64_t yh = llcp[v];
-            int x_wins;
-            if (finished(&h[x]) || finished(&h[y])) {
-                x_wins = !finished(&h[x]);
-                if (!x_wins) xh = yh;
-                llcp[v] = 0;
-            } else if (xh != yh) {
-                x_wins = xh > yh; /* more in common with the last winner: smaller */
-                llcp[v] = x_wins ? yh : xh;
-                if (!x_wins) xh = yh;
-            } else {
-                int64_t l;
-                int sign = order(&h[x], &h[y], xh, es, L, &l);
-                x_wins = sign < 0 || (sign == 0 && x < y);
-                llcp[v] = l;
-            }
-            if (!x_wins) {
-                loser[v] = x;
-                x = y;
-            }
-        }
-        w = x;
-        wh = xh;
+        gs[gn] = s;
+        gr[gn++] = run;
+        gcount += end - i;
     }
     if (gn > 0) {
         int64_t id = gcount >= 2 ? G++ : -1;
-        for (int j = 0; j < gn; j++) h[gs[j]].s->run_gid[gr[j]] = id;
+        for (int j = 0; j < gn; j++) streams[gs[j]].run_gid[gr[j]] = id;
     }
-    free(h); free(loser); free(win); free(llcp); free(gs); free(gr); free(none);
+    sd_merger_close(m); free(gs); free(gr);
     return G;
 }

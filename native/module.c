@@ -267,32 +267,61 @@ done:
     return ret;
 }
 
-/* find_windows(RT, rpos, rpos64, rwl, QT, qpos, qpos64, qwl, es, L, heads, ends) -> found */
+/* find_windows(RT, rpos, rpos64, rwl, queries, es, L, heads, ends) -> found; queries is a list
+ * of (QT, qpos, qpos64, qwl) */
 static PyObject *py_find_windows(PyObject *self, PyObject *args) {
-    Py_buffer RT, rpos, rwl, QT, qpos, qwl, heads, ends;
-    int rpos64, qpos64, es;
+    Py_buffer RT, rpos, rwl, heads, ends;
+    PyObject *list;
+    int rpos64, es;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*y*y*py*iLw*w*", &RT, &rpos, &rpos64, &rwl, &QT, &qpos, &qpos64, &qwl, &es,
-                          &L, &heads, &ends))
+    if (!PyArg_ParseTuple(args, "y*y*py*O!iLw*w*", &RT, &rpos, &rpos64, &rwl, &PyList_Type, &list, &es, &L, &heads,
+                          &ends))
         return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(list), got = 0;
+    sd_stream *qs = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
+    Py_buffer *bufs = calloc((size_t)(3 * (k ? k : 1)), sizeof(Py_buffer));
     PyObject *ret = NULL;
-    int64_t rw = rwl.len / 2, qw = qwl.len / 2;
-    if (L < 1 || L > 65535) {
-        PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
-    } else if (es != 1 && es != 2 && es != 4) {
+    int64_t rw = rwl.len / 2, runs = 0;
+    if (!qs || !bufs) { PyErr_NoMemory(); goto done; }
+    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
+    if (es != 1 && es != 2 && es != 4) {
         PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
-    } else if (need(&rpos, rw * W(rpos64), "reference wpos") && need(&qpos, qw * W(qpos64), "query wpos") &&
-               need(&heads, count_runs(qwl.buf, qw, L) * 8, "heads") && need(&ends, count_runs(qwl.buf, qw, L) * 8, "ends")) {
+        goto done;
+    }
+    if (!need(&rpos, rw * W(rpos64), "reference wpos")) goto done;
+    for (Py_ssize_t s = 0; s < k; s++) {
+        int qpos64;
+        Py_buffer *b = &bufs[3 * s];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*", &b[0], &b[1], &qpos64, &b[2])) goto done;
+        got = s + 1;
+        int64_t nw = b[2].len / 2;
+        if (!need(&b[1], nw * W(qpos64), "query wpos")) goto done;
+        for (int64_t j = 0; j < nw; j++) { /* the merge of the queries reads their windows unchecked */
+            int64_t p = idx_at(b[1].buf, j, qpos64);
+            if (p < 0 || (p + L) * es > b[0].len) {
+                PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
+                goto done;
+            }
+        }
+        qs[s] = (sd_stream){b[0].buf, b[1].buf, qpos64, b[2].buf, nw, NULL};
+        runs += count_runs(b[2].buf, nw, L);
+    }
+    if (need(&heads, runs * 8, "heads") && need(&ends, runs * 8, "ends")) {
         int64_t found;
         Py_BEGIN_ALLOW_THREADS
-        found = sd_find_windows(RT.buf, RT.len / es, rpos.buf, rpos64, rwl.buf, rw, QT.buf, QT.len / es, qpos.buf,
-                                qpos64, qwl.buf, qw, es, L, heads.buf, ends.buf);
+        found = sd_find_windows(RT.buf, RT.len / es, rpos.buf, rpos64, rwl.buf, rw, qs, (int)k, es, L, heads.buf,
+                                ends.buf);
         Py_END_ALLOW_THREADS
-        if (found < 0) PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
+        if (found == -2) PyErr_NoMemory();
+        else if (found < 0) PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
         else ret = PyLong_FromLongLong(found);
     }
-    Py_buffer *all[] = {&RT, &rpos, &rwl, &QT, &qpos, &qwl, &heads, &ends};
-    for (int i = 0; i < 8; i++) PyBuffer_Release(all[i]);
+done:
+    for (Py_ssize_t s = 0; s < got; s++)
+        for (int j = 0; j < 3; j++) PyBuffer_Release(&bufs[3 * s + j]);
+    free(qs); free(bufs);
+    Py_buffer *all[] = {&RT, &rpos, &rwl, &heads, &ends};
+    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
     return ret;
 }
 

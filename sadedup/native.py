@@ -4,6 +4,8 @@ Every function takes numpy arrays (memory-mapped or not) and never copies them.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import _native
@@ -208,23 +210,27 @@ def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], 
     return _native.merge(args, es, int(L))
 
 
-def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray], query: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 L: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct windows of the sorted stream `query` that `stream` holds too, each as the
-    run of its equal windows there: (heads, ends), int64, increasing; stream windows
-    heads[k]..ends[k]-1 are one query window. Streams are (tokens, wpos, wl) as local_windows
-    makes them, tokens of one dtype. Galloping search (native/lookup.c): the stream is read
-    only where it is probed, about log(gap) windows a query."""
-    (rt, rpos, rwl), (qt, qpos, qwl) = stream, query
+def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 queries: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], L: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct windows of the sorted streams `queries` that `stream` holds too, each as
+    the run of its equal windows there: (heads, ends), int64, increasing; stream windows
+    heads[k]..ends[k]-1 are one query window (one entry however many queries hold it).
+    Streams are (tokens, wpos, wl) as local_windows makes them, tokens of one dtype.
+    Galloping search (native/lookup.c): the stream is read only where it is probed, about
+    log(gap) windows a query, the queries taken in their merged order (so `stream` is walked
+    once for all of them)."""
+    rt, rpos, rwl = stream
     es = token_size(rt)
-    if token_size(qt) != es or rwl.dtype != np.uint16 or qwl.dtype != np.uint16:
-        raise TypeError("find_windows: tokens of one dtype and wl uint16")
-    runs = count_runs(qwl, L)
+    args = []
+    for qt, qpos, qwl in queries:
+        if token_size(qt) != es or rwl.dtype != np.uint16 or qwl.dtype != np.uint16:
+            raise TypeError("find_windows: tokens of one dtype and wl uint16")
+        args.append((_buf(qt), _buf(qpos), _is64(qpos), _buf(qwl)))
+    runs = sum(count_runs(qwl, L) for _, _, qwl in queries)
     heads, ends = np.empty(runs, np.int64), np.empty(runs, np.int64)
     if runs == 0 or len(rwl) == 0:
         return heads[:0], ends[:0]
-    n = _native.find_windows(_buf(rt), _buf(rpos), _is64(rpos), _buf(rwl), _buf(qt), _buf(qpos), _is64(qpos),
-                             _buf(qwl), es, int(L), heads, ends)
+    n = _native.find_windows(_buf(rt), _buf(rpos), _is64(rpos), _buf(rwl), args, es, int(L), heads, ends)
     return heads[:n], ends[:n]
 
 

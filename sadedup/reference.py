@@ -898,13 +898,11 @@ class DistinctWindows:
         src, out, L = Path(self.source), Path(self.out), self.L
         out.mkdir(parents=True, exist_ok=True)
         tokens, wpos, wl = (load_npy(p) for p in (Path(self.built) / "tokens.npy", src / "wpos.npy", src / "wl.npy"))
-        found = [native.find_windows((tokens, wpos, wl), (load_npy(Path(t) / "tokens.npy"),
-                                                          load_npy(Path(w) / "wpos.npy"), load_npy(Path(w) / "wl.npy")),
-                                     L) for t, w in self.queries]
-        heads = np.concatenate([h for h, _ in found] + [np.zeros(0, np.int64)])
-        ends = np.concatenate([e for _, e in found] + [np.zeros(0, np.int64)])
-        heads, first = np.unique(heads, return_index=True)  # a window of several shards of this run
-        ends = ends[first]
+        # every shard of this run in one lookup: the reference's windows are walked once for all
+        # (a lookup per shard walked them once each, about as long for a few queries as for many)
+        heads, ends = native.find_windows((tokens, wpos, wl), [
+            (load_npy(Path(t) / "tokens.npy"), load_npy(Path(w) / "wpos.npy"), load_npy(Path(w) / "wl.npy"))
+            for t, w in self.queries], L)
         kept = np.asarray(wpos[heads])
         theirs = np.asarray(load_npy(src / "gid.npy")[kept]).astype(np.int64)
         small = _index_dtype(len(wl))

@@ -124,15 +124,16 @@ def sorted_stream(T, offsets, L):
     return T, wpos, wl
 
 
-def check_find_windows(ref, query, L):
-    """find_windows and window_lcp against the windows compared one by one."""
-    heads, ends = native.find_windows(ref, query, L)
+def check_find_windows(ref, queries, L):
+    """find_windows and window_lcp against the windows compared one by one. `queries`: one
+    stream or a list of them (looked up in one walk, each window once)."""
+    queries = queries if isinstance(queries, list) else [queries]
+    heads, ends = native.find_windows(ref, queries, L)
     T, wpos, _ = ref
     runs: dict[tuple, list[int]] = {}
     for i, p in enumerate(wpos.tolist()):
         runs.setdefault(tuple(T[p:p + L].tolist()), []).append(i)
-    qT, qpos, _ = query
-    wanted = {tuple(qT[p:p + L].tolist()) for p in qpos.tolist()}
+    wanted = {tuple(qT[p:p + L].tolist()) for qT, qpos, _ in queries for p in qpos.tolist()}
     want = sorted((r[0], r[-1] + 1) for w, r in runs.items() if w in wanted)
     assert all(r == list(range(r[0], r[-1] + 1)) for r in runs.values())  # equal windows are one run
     assert list(zip(heads.tolist(), ends.tolist())) == want
@@ -156,6 +157,8 @@ def test_find_windows_matches_brute_force(data, L, dt):
         return sorted_stream(T, np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64), L)
 
     check_find_windows(shard(6, 80), shard(3, 30), L)
+    # several query streams, sharing windows with each other and with the reference, and empty ones
+    check_find_windows(shard(6, 80), [shard(3, 30) for _ in range(data.draw(st.integers(1, 4)))], L)
 
 
 def test_find_windows_gallops_over_long_stretches():

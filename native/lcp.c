@@ -53,10 +53,7 @@ void sd_lcp(const uint8_t *T, int es, int64_t n, const void *sa, void *lcp, void
                                          int64_t cap) {                                       \
         lcp[0] = 0;                                                                           \
         for (int64_t i = 1; i < n; i++) {                                                     \
-            if (i + PF < n) { /* a window of 100 bytes spans two or three cache lines */      \
-                __builtin_prefetch(T + (int64_t)sa[i + PF] * es);                             \
-                __builtin_prefetch(T + (int64_t)sa[i + PF] * es + 64);                        \
-            }                                                                                 \
+            if (i + PF < n) prefetch_window(T + (int64_t)sa[i + PF] * es, cap * es);          \
             const int64_t p = sa[i - 1], q = sa[i];                                           \
             int64_t m = n - (p > q ? p : q); /* tokens both suffixes still have */            \
             if (m > cap) m = cap;                                                             \

@@ -186,10 +186,7 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
 
 void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64_t nw, int64_t L, uint16_t *wl) {
     for (int64_t i = 0; i < nw; i++) {
-        if (i + 8 < nw) {
-            __builtin_prefetch(T + idx_at(wpos, i + 8, wpos64) * es);
-            __builtin_prefetch(T + idx_at(wpos, i + 8, wpos64) * es + 64);
-        }
+        if (i + 8 < nw) prefetch_window(T + idx_at(wpos, i + 8, wpos64) * es, L * es);
         if (i == 0) {
             wl[0] = 0;
             continue;

@@ -86,12 +86,13 @@ static inline int64_t lcp_at(const void *a, int64_t i, int lw) {
 }
 
 /* Walks one shard's suffix array and keeps the L-windows that lie inside one document
- * (`valid[p]` != 0), in suffix-array order: wpos[j] is the position, wl[j] the length of
+ * (bit p of `valid` set), in suffix-array order: wpos[j] is the position, wl[j] the length of
  * the common prefix with the previous kept window, capped at L (wl[0] = 0); wl[j] < L
- * where a new distinct window starts. L <= 65535; lcp entries are lw bytes wide (lcp_at),
- * exact or capped at L or more. Over candidate text, positions are the
- * candidate text's and `valid` marks the windows inside one region. Returns the number of
- * windows kept. */
+ * where a new distinct window starts. `valid` is a bit set: bit p is bit p & 7 of byte p >> 3
+ * (numpy's packbits with bitorder="little"). L <= 65535; lcp entries are lw bytes wide
+ * (lcp_at), exact or capped at L or more. Over candidate text, positions are the candidate
+ * text's and `valid` marks the windows inside one region. Returns the number of windows
+ * kept. */
 int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int64_t n, const uint8_t *valid, int64_t L,
                          void *wpos, int wpos64, uint16_t *wl);
 

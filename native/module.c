@@ -60,12 +60,12 @@ static PyObject *py_local_windows(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*py*iy*Lw*pw*", &sa, &is64, &lcp, &lw, &valid, &L, &wpos, &wpos64, &wl))
         return NULL;
     PyObject *ret = NULL;
-    int64_t n = valid.len, m = 0;
+    int64_t n = sa.len / W(is64), m = 0;
     if (L < 1 || L > 65535) {
         PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
     } else if (lw != 1 && lw != 2 && lw != 4 && lw != 8) {
         PyErr_SetString(PyExc_ValueError, "lcp entries must be 1, 2, 4 or 8 bytes wide");
-    } else if (need(&sa, n * W(is64), "sa") && need(&lcp, n * lw, "lcp") &&
+    } else if (need(&valid, (n + 7) / 8, "valid") && need(&lcp, n * lw, "lcp") &&
                need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl")) {
         Py_BEGIN_ALLOW_THREADS
         m = sd_local_windows(sa.buf, is64, lcp.buf, lw, n, valid.buf, L, wpos.buf, wpos64, wl.buf);

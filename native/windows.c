@@ -5,6 +5,9 @@
 
 int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int64_t n, const uint8_t *valid, int64_t L,
                          void *wpos, int wpos64, uint16_t *wl) {
+    /* valid is read at random, one position per suffix: as bits it is an eighth of the
+     * shard (3.7 MB for 29.5M tokens, which the last-level cache holds), as bytes it was
+     * as large as the text and most reads went to memory */
     int64_t m = 0;
     /* LCP of two suffix-array entries is the minimum of the lcp values between them, so a
      * running minimum since the last kept window is its common prefix with the next one. */
@@ -14,9 +17,9 @@ int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int6
             int64_t v = lcp_at(lcp, i, lw);
             if (v < run_min) run_min = v;
         }
-        if (i + PF < n) __builtin_prefetch(&valid[idx_at(sa, i + PF, is64)]);
+        if (i + PF < n) __builtin_prefetch(&valid[idx_at(sa, i + PF, is64) >> 3]);
         int64_t p = idx_at(sa, i, is64);
-        if (!valid[p]) continue;
+        if (!((valid[p >> 3] >> (p & 7)) & 1)) continue;
         wl[m] = (uint16_t)(m == 0 ? 0 : (run_min < L ? run_min : L));
         idx_set(wpos, m, wpos64, p);
         m++;

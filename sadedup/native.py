@@ -99,8 +99,9 @@ def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
     wl = np.empty(n, dtype=np.uint16)
     if n == 0:
         return wpos, wl
-    m = _native.local_windows(_c(sa), _is64(sa), _c(lcp), lcp.dtype.itemsize, _c(valid), int(L), wpos, _is64(wpos),
-                              wl)
+    # the kernel reads the mask at random: as bits it stays in cache (native/windows.c)
+    bits = np.packbits(valid, bitorder="little")
+    m = _native.local_windows(_c(sa), _is64(sa), _c(lcp), lcp.dtype.itemsize, bits, int(L), wpos, _is64(wpos), wl)
     return wpos[:m], wl[:m]
 
 

@@ -81,6 +81,10 @@ class _Command(typer.core.TyperCommand):
         super().__init__(*args, **kw)
         self.params.extend(_global_params())
 
+    def invoke(self, ctx: Any) -> Any:
+        _collect_after_imports()
+        return super().invoke(ctx)
+
     def get_params(self, ctx: Any) -> list:
         return _bare_flags(super().get_params(ctx))
 
@@ -700,9 +704,22 @@ def _interrupted(signum: int) -> None:
     sys.exit(128 + signum)
 
 
+def _collect_after_imports() -> None:
+    """The cyclic garbage collector back on (main turns it off) once the modules a command's
+    work uses are loaded, with everything made so far frozen out of its sight: the imports
+    make a few hundred thousand objects that live as long as the process, and every full
+    collection walked them again (a 100 MB MinHash run: 0.21 s of its ~3.5 s of CPU in the
+    collector, 0.025 s so)."""
+    for lazy in (api, pipeline, insp):
+        getattr(lazy, "__name__")  # a lazily loaded module executes on first attribute access
+    gc.freeze()
+    gc.enable()
+
+
 def main() -> None:
     """Exit 0 on success; on any failure a non-zero exit and one line on stderr (a traceback
     only with --debug); 130 / 143 when interrupted by SIGINT / SIGTERM."""
+    gc.disable()  # while the command's modules load (see _collect_after_imports)
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     try:

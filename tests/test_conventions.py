@@ -561,3 +561,28 @@ def test_every_public_name_resolves():
             assert value is getattr(importlib.import_module(f"sadedup.{sadedup._FROM[name]}"), name)
     with pytest.raises(AttributeError):
         sadedup.no_such_name  # noqa: B018
+
+
+def test_a_run_works_with_the_collector_on_and_its_imports_frozen(tmp_path):
+    """The command's work runs with the garbage collector on and the imports' objects frozen
+    out of its walks (sadedup/cli.py, _collect_after_imports), at most one full collection in
+    a run; the option values still arrive: two inputs in order, the work folder, --workers,
+    --memory-budget and --set as recorded."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_jsonl(a, ["one two three"])
+    write_jsonl(b, ["four five six"])
+    code = ("import sys; from sadedup.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "import gc\n"
+            "print(gc.isenabled(), gc.get_freeze_count() > 10_000, gc.get_stats()[2]['collections'] <= 1)")
+    out = subprocess.run([sys.executable, "-c", code, "--quiet", "run", "--input", str(a), "--input", str(b), "--output",
+                          str(tmp_path / "out.jsonl"), "--workdir", str(tmp_path / "w"), "--workers", "1",
+                          "--memory-budget", "512MB", "--set", "stages=exact"], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO), "CI": "1"}, cwd=tmp_path)
+    assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "True True True", \
+        out.stdout + out.stderr
+    assert [r["text"] for r in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())] == \
+        ["one two three", "four five six"]
+    config_row = json.loads(db_rows(tmp_path / "w", "SELECT config FROM runs")[0][0])
+    assert config_row["stages"] == ["exact"] and config_row["resolved"]["run.workers"] == 1
+    assert config_row["resolved"]["run.memory_budget_bytes"] == 512_000_000

@@ -24,7 +24,7 @@ import os
 import shutil
 import sqlite3
 from collections import namedtuple
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -137,6 +137,29 @@ def save_npy_bytes(path: Path, src: Path, start: int, count: int) -> None:
     with replaced(path) as f:
         np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": (count,)})
         append_file(f, src, start, count)
+
+
+def join_npy(path: Path, parts: Sequence[Path], axis: int = 0) -> int:
+    """The .npy np.concatenate(parts, axis) then save_npy would write (parts written by
+    save_npy, of one dtype), copied file to file in the kernel (append_file) through
+    `replaced`: the joined array is never in memory. Returns its length along `axis`."""
+    heads = []
+    for p in parts:
+        with open(p, "rb") as f:
+            np.lib.format.read_magic(f)
+            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            heads.append((p, shape, dtype, f.tell()))
+    shape, dtype = heads[0][1], heads[0][2]
+    axis %= len(shape)
+    total = sum(h[1][axis] for h in heads)
+    with replaced(path) as out:
+        np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                                                  "shape": (*shape[:axis], total, *shape[axis + 1:])})
+        for r in range(int(np.prod(shape[:axis], dtype=np.int64))):  # C order: each part's block of row r in turn
+            for p, shp, dt, start in heads:
+                block = int(np.prod(shp[axis:], dtype=np.int64)) * dt.itemsize
+                append_file(out, p, start + r * block, block)
+    return total
 
 
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:

@@ -6,9 +6,12 @@ with equal hashes form a group; the keep rule picks the one that stays, the othe
 dropped with reason ``exact_duplicate``. Each group is a ``clusters`` row (method ``exact``)
 and its documents ``cluster_members`` rows (similarity NULL).
 
-Text is read from the ingest's memory-mapped texts in chunks, so memory is the chunk plus
-16 bytes of hash per document. The hashes are kept (exact/docs.npy, exact/hashes.npy; their
-size and checksum in the stage's detail) for runs that name this folder as a reference.
+Text is read from the ingest's memory-mapped texts in chunks, a task per chunk (HashChunk),
+so a task's memory is its chunk plus 16 bytes of hash per document. The groups are found by
+tasks too, a range of hashes each (GroupRange, over every chunk's hashes sorted by the chunk's
+task): the driver holds only the members of groups of two or more. The hashes are kept
+(exact/docs.npy, exact/hashes.npy; their size and checksum in the stage's detail) for runs
+that name this folder as a reference.
 
 With references (sadedup/reference.py) the hashes their exact stages kept come first, ranked
 before every new document whatever the keep rule: a new document with one of them is dropped
@@ -29,7 +32,8 @@ from .. import reference
 from ..keep import candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, visiting_rank
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
-from ..workspace import file_bytes, files_checksum, save_npy
+from ..executor import run_all
+from ..workspace import file_bytes, files_checksum, join_npy, load_npy, save_npy
 from ..store import TextStore
 from .base import Context, Stage, driver_wrote
 
@@ -37,6 +41,8 @@ from .base import Context, Stage, driver_wrote
 # cut into a few chunks per worker)
 CHUNK_BYTES = 64 << 20
 MIN_CHUNK_BYTES = 4 << 20
+# documents per grouping task at least (a range of hashes each, two per worker at most)
+MIN_GROUP_DOCS = 1 << 16
 # changes when the normalization or the hash changes, so old results are not reused
 VERSION = 1
 
@@ -73,20 +79,67 @@ def hash_documents(texts: np.ndarray, offsets: np.ndarray, doc_ids: np.ndarray, 
     return out
 
 
+def by_hash(hashes: np.ndarray, base: int) -> np.ndarray:
+    """(3, n) uint64: the hashes' high and low halves and positions (base + row), sorted by
+    hash, equal hashes by position: a grouping task reads its range of each (GroupRange)."""
+    order = np.lexsort((np.arange(len(hashes)), hashes[:, 1], hashes[:, 0]))
+    return np.stack([hashes[order, 0], hashes[order, 1], base + order.astype(np.uint64)])
+
+
 @dataclass(frozen=True)
 class HashChunk:
-    """Task: the hashes of candidates i..j (rows of docs.npy) into `out`."""
+    """Task: the hashes of candidates i..j (rows of docs.npy) into `out`, and the same sorted
+    (by_hash, positions i..j) into `out_sorted`."""
     root: str
     docs: str
     i: int
     j: int
     lowercase: bool
     out: str
+    out_sorted: str
 
     def __call__(self) -> dict[str, Any]:
         texts, offsets = open_texts(Path(self.root))
         ids = np.asarray(np.load(self.docs, mmap_mode="r")[self.i:self.j])
-        save_npy(Path(self.out), hash_documents(texts, offsets, ids, self.lowercase))
+        hashes = hash_documents(texts, offsets, ids, self.lowercase)
+        save_npy(Path(self.out), hashes)
+        save_npy(Path(self.out_sorted), by_hash(hashes, self.i))
+        return {"wrote": file_bytes([self.out, self.out_sorted])}
+
+
+@dataclass(frozen=True)
+class GroupRange:
+    """Task: the groups of equal hashes whose high half is in [lo, hi), from every chunk's
+    sorted hashes (by_hash; `shift` added to a file's positions), groups of two or more
+    only: `out` is (2, members) int64, each member's position and its group (numbered from 0
+    in hash order), members of a group in position order."""
+    parts: tuple[str, ...]
+    shift: tuple[int, ...]
+    lo: int
+    hi: int
+    out: str
+
+    def __call__(self) -> dict[str, Any]:
+        hs, ls, ps = [], [], []
+        for path, shift in zip(self.parts, self.shift):
+            h = load_npy(Path(path))
+            a = int(np.searchsorted(h[0], np.uint64(self.lo)))
+            # the last range ends past the largest hash (2**64 is no uint64)
+            b = int(np.searchsorted(h[0], np.uint64(self.hi))) if self.hi < 1 << 64 else h.shape[1]
+            part = np.asarray(h[:, a:b])
+            hs.append(part[0])
+            ls.append(part[1])
+            ps.append(part[2].astype(np.int64) + shift)
+        z = [np.zeros(0, np.uint64)]
+        hi, lo, pos = np.concatenate(hs + z), np.concatenate(ls + z), np.concatenate(ps + [np.zeros(0, np.int64)])
+        order = np.lexsort((pos, lo, hi))
+        hi, lo, pos = hi[order], lo[order], pos[order]
+        new = np.ones(len(pos), dtype=bool)
+        new[1:] = (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])
+        gid = np.cumsum(new) - 1
+        dup = np.bincount(gid)[gid] > 1 if len(gid) else np.zeros(0, bool)
+        group = np.cumsum(new & dup) - 1  # groups of two or more, numbered in hash order
+        save_npy(Path(self.out), np.stack([pos[dup], group[dup]]))
         return {"wrote": file_bytes([self.out])}
 
 
@@ -102,11 +155,12 @@ class Exact(Stage):
         return out
 
     @staticmethod
-    def _hashes(ctx: Context, doc_ids: np.ndarray, offsets: np.ndarray, lowercase: bool) -> tuple[np.ndarray, ...]:
-        """(hi, lo) of every candidate's 128-bit hash, a chunk of documents per task (a few
-        per worker, so every core hashes); the chunks' files go once read. The hashes stay,
-        as exact/hashes.npy (n x 2 uint64, the rows of exact/docs.npy): a run that names this
-        folder as its reference reads them instead of hashing its texts again."""
+    def _hashes(ctx: Context, doc_ids: np.ndarray, offsets: np.ndarray, lowercase: bool) -> list[tuple[str, int]]:
+        """Every candidate's 128-bit hash, a chunk of documents per task (a few per worker,
+        so every core hashes). The hashes stay, as exact/hashes.npy (n x 2 uint64, the rows
+        of exact/docs.npy, joined from the chunks' files without reading them): a run that
+        names this folder as its reference reads them instead of hashing its texts again.
+        Returns each chunk's sorted hashes (by_hash) with the first candidate position."""
         folder = ctx.ws.root / "exact"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir()
@@ -115,18 +169,43 @@ class Exact(Stage):
         total = int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0
         size = max(MIN_CHUNK_BYTES, min(CHUNK_BYTES, total // max(1, 2 * ctx.executor.workers) + 1))
         chunks = list(text_chunks(offsets, doc_ids, size))
-        tasks = [HashChunk(str(ctx.ws.root), str(folder / "docs.npy"), i, j, lowercase, str(folder / f"hash_{k:05d}.npy"))
+        tasks = [HashChunk(str(ctx.ws.root), str(folder / "docs.npy"), i, j, lowercase, str(folder / f"hash_{k:05d}.npy"),
+                           str(folder / f"sorted_{k:05d}.npy"))
                  for k, (i, j) in enumerate(chunks)]
-        hashes = np.zeros((len(doc_ids), 2), dtype=np.uint64)
         with bar("exact", total, "bytes") as b:
             for k, _ in ctx.executor.imap(tasks):
                 i, j = chunks[k]
-                hashes[i:j] = np.load(tasks[k].out)
-                Path(tasks[k].out).unlink()
                 b.advance(int(offsets[doc_ids[j - 1] + 1] - offsets[doc_ids[i]]))
-        save_npy(folder / "hashes.npy", hashes)
+        if tasks:
+            join_npy(folder / "hashes.npy", [Path(t.out) for t in tasks])
+        else:
+            save_npy(folder / "hashes.npy", np.zeros((0, 2), np.uint64))
         driver_wrote(ctx, [folder / "hashes.npy"])
-        return hashes[:, 0].copy(), hashes[:, 1].copy()
+        for t in tasks:
+            Path(t.out).unlink()
+        return [(t.out_sorted, 0) for t in tasks]
+
+    @staticmethod
+    def _groups(ctx: Context, parts: list[tuple[str, int]], n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Groups of equal hashes (two or more), a range of hashes per task (GroupRange):
+        (member positions, group of each), groups in hash order, members in position order."""
+        folder = ctx.ws.root / "exact"
+        k = max(1, min(2 * ctx.executor.workers, n // MIN_GROUP_DOCS + 1))
+        cuts = [(1 << 64) * r // k for r in range(k + 1)]
+        tasks = [GroupRange(tuple(p for p, _ in parts), tuple(s for _, s in parts), lo, hi,
+                            str(folder / f"groups_{r:05d}.npy")) for r, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:]))]
+        run_all(ctx.executor, tasks)
+        pos, group, base = [], [], 0
+        for t in tasks:
+            g = np.load(t.out)
+            pos.append(g[0])
+            group.append(g[1] + base)
+            base += int(g[1, -1]) + 1 if g.shape[1] else 0
+            Path(t.out).unlink()
+        for p, _ in parts:
+            Path(p).unlink()
+        z = [np.zeros(0, np.int64)]
+        return np.concatenate(pos + z), np.concatenate(group + z)
 
     def summary(self, d: dict[str, Any]) -> str:
         return f"exact: {d['documents']} documents, {d['dropped']} exact duplicate(s) dropped in {d['groups']} group(s)"
@@ -136,28 +215,22 @@ class Exact(Stage):
         cfg = wf.exact
         doc_ids, n_chars = candidate_documents(ws, self.name)
         _, offsets = open_texts(ws.root)
-        hi, lo = self._hashes(ctx, doc_ids, offsets, cfg.lowercase)
+        parts = self._hashes(ctx, doc_ids, offsets, cfg.lowercase)
         hashes = list(files_checksum([ws.root / "exact" / "docs.npy", ws.root / "exact" / "hashes.npy"]))
         # the references' kept hashes (--reference) come first, as positions 0..R-1: a new
         # document whose text one of them has is a duplicate of the reference's copy
         ids, refs = doc_ids, None
         if ctx.wf.run.reference:
             ref_of, ref_ids, ref_hi, ref_lo = reference.exact_seen(ctx)
-            ids, hi, lo = np.concatenate([ref_ids, doc_ids]), np.concatenate([ref_hi, hi]), np.concatenate([ref_lo, lo])
+            ids = np.concatenate([ref_ids, doc_ids])
             refs = np.concatenate([ref_of, np.full(len(doc_ids), -1, np.int64)])
+            save_npy(ws.root / "exact" / "sorted_ref.npy", by_hash(np.stack([ref_hi, ref_lo], axis=1), 0))
+            driver_wrote(ctx, [ws.root / "exact" / "sorted_ref.npy"])
+            parts = [(str(ws.root / "exact" / "sorted_ref.npy"), 0)] + [(p, len(ref_ids)) for p, _ in parts]
         R = len(ids) - len(doc_ids)
-        n = len(ids)
-        # groups of equal hashes, members in document order
-        order = np.lexsort((np.arange(n), lo, hi))
-        hs, ls = hi[order], lo[order]
-        new = np.ones(n, dtype=bool)
-        new[1:] = (hs[1:] != hs[:-1]) | (ls[1:] != ls[:-1])
-        gid = np.cumsum(new) - 1
-        sizes = np.bincount(gid) if n else np.zeros(0, np.int64)
-        dup = sizes[gid] > 1
-        member_pos = order[dup]                  # candidate positions in groups of 2+
-        group = gid[dup]
-        values = rule_values(ws, cfg.keep, say) if dup.any() else None
+        # groups of equal hashes (two or more), members in document order
+        member_pos, group = self._groups(ctx, parts, len(ids))
+        values = rule_values(ws, cfg.keep, say) if len(member_pos) else None
         rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
         if R:  # the references' documents before every new one, whatever the rule
             rank = np.concatenate([np.arange(R), R + rank])

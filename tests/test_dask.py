@@ -119,8 +119,8 @@ def test_dask_gives_the_local_pools_output_and_database(request, cli, cluster, c
     assert shards >= 4 and all(ran.get(t, 0) == shards for t in ("AnchorShard", "CandidateShard", "BuildShard",
                                                                   "WindowsShard", "ScatterShard")), ran
     assert ran.get("IngestPiece") and ran.get("SignatureChunk") and ran.get("ExportPart"), ran
-    # the cross-shard phase of exact: grouping by hash range
-    assert ran.get("GroupRange"), ran
+    # the cross-shard phases of exact and minhash: grouping by hash range, verification per partition
+    assert ran.get("GroupRange") and ran.get("BandPairs") and ran.get("VerifyPart"), ran
     tokenized = db_rows(wd, "SELECT count(*) FROM stages WHERE stage = 'tokenize' AND shard >= 0")[0][0]
     assert ran.get("WriteShard") == tokenized and bool(ran.get("EncodePiece")) == (variant == "hf"), ran
     # the remove passes: the ordered keep-first walk as one task, keep="none" a select per shard
@@ -168,14 +168,14 @@ def test_bytes_moved_between_tasks_are_counted_per_stage_and_equal_on_dask(local
     assert moved == moved_bytes(dask_run[2])
     assert sorted(moved) == sorted(STAGES) and None not in moved.values(), moved
     writers = {"ingest": {"IngestPiece", "driver"}, "exact": {"HashChunk", "GroupRange", "driver"},
-               "minhash": {"SignatureChunk", "BandPairs", "driver"}, "tokenize": {"WriteShard", "driver"},
+               "minhash": {"SignatureChunk", "BandPairs", "VerifyPart", "driver"}, "tokenize": {"WriteShard", "driver"},
                "candidates": {"AnchorShard", "RepeatedRange", "CandidateShard", "driver"}, "build": {"BuildShard"},
                "repeats": {"WindowsShard", "MergePart", "JoinShard", "ScatterShard"}, "remove": {"SelectFirst", "SpanChars", "driver"},
                "export": {"ExportPart", "driver"}}
     for stage in STAGES:
         assert set(moved[stage]) <= writers[stage] and all(n > 0 for n in moved[stage].values()), (stage, moved)
-    assert {"IngestPiece", "HashChunk", "GroupRange", "SignatureChunk", "BandPairs", "CandidateShard", "MergePart",
-            "ExportPart"} <= \
+    assert {"IngestPiece", "HashChunk", "GroupRange", "SignatureChunk", "BandPairs", "VerifyPart", "CandidateShard",
+            "MergePart", "ExportPart"} <= \
         {t for m in moved.values() for t in m}
     # the files they say they wrote, as the work folder holds them (a stat each)
     def size(*patterns: str) -> int:

@@ -9,11 +9,18 @@
                                          bands.npy  uint64 (bands x documents) band hashes
        minhash/<config>_<key>/docs.npy              int64 doc_id of every row, in order
 
-2. Banding: per band, the band hashes of all documents with a shingle are sorted (numpy);
-   equal hashes make candidate pairs. Memory: one band of the corpus at a time.
-3. Verification of every candidate pair (``verify="estimate"``: signature agreement;
-   ``"exact"``: exact Jaccard of the shingle sets, recomputed for candidate documents only).
-4. Union-find, cut so no member drifts from the kept document, keep rule; records
+2. Banding, a task per band (BandPairs): the band hashes of all documents with a shingle
+   are sorted (numpy); equal hashes make candidate pairs, each written once as the code
+   i * n + j, sorted. Memory: one band of the corpus at a time.
+3. Verification, a task per partition of the rows (VerifyPart, partitions of about equal
+   numbers of pairs, cut where the band tasks sampled): the partition's pairs read from every
+   band's file by binary search, each distinct pair verified once (``verify="estimate"``:
+   signature agreement; ``"exact"``: exact Jaccard of the shingle sets, recomputed for the
+   partition's documents only); it writes its candidate pairs with their similarity and its
+   verified pairs. The driver joins the first into pairs.npy file to file.
+4. On the driver, over the verified pairs (memory O(documents in them)): union-find, cut so
+   no member drifts from the kept document (the cut's similarities gathered for components
+   of three or more documents only), keep rule; records
    (``clusters`` method ``minhash``, ``cluster_members`` with the similarity to the kept
    document, documents dropped as ``near_duplicate``) and the stage detail (the configuration
    string such as ``5ng_14b_8r_112p_t0.8``, the S-curve, counts, timings).
@@ -36,7 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 import shutil
@@ -54,7 +61,8 @@ from ..keep import (candidate_documents, decisions_digest, keep_rank, order_sett
                     visiting_rank)
 from ..normalize import prepare
 from ..progress import say
-from ..workspace import file_bytes, load_npy, save_npy, writable_npy
+from ..store import TextStore
+from ..workspace import file_bytes, join_npy, load_npy, save_npy, task_sums, writable_npy
 from .base import Context, ShardJob, Stage, chain, driver_wrote
 from .exact import open_texts, text_chunks
 from .sizing import minhash_chunk_docs
@@ -67,6 +75,13 @@ SETS_IN_MEMORY = 256 << 20
 # changes when shingling, hashing or clustering changes, so old results are not reused
 VERSION = 1
 CHUNK_FILES = ("sig.npy", "nsh.npy", "bands.npy")
+# candidate pairs verified per task: partitions of the rows with about this many pairs each,
+# and at least two per worker; each band task samples its pairs' first rows to cut them
+PART_PAIRS = 1 << 22
+PART_SAMPLES = 256
+VERIFY_FILES = ("_pairs.npy", "_sim.npy", "_edges.npy", "_esim.npy")
+# what the driver writes for the tasks of one run, removed when the stage ends
+SCRATCH = ("sets.npy", "has.npy", "nsh.npy", "rows.npy", "thr.npy", "keep.npy")
 
 
 def _chunk_task(root: str, folder: str, k: int, i: int, j: int, cfg: dict) -> dict:
@@ -87,7 +102,7 @@ def _chunk_task(root: str, folder: str, k: int, i: int, j: int, cfg: dict) -> di
     del sig
     os.replace(tmp, out / "sig.npy")
     return {"documents": j - i, "shingles": int(nsh.sum()), "no_shingle": int((nsh == 0).sum()),
-            "wrote": file_bytes([out / f for f in CHUNK_FILES])}
+            **task_sums([out / f for f in CHUNK_FILES])}
 
 
 @dataclass(frozen=True)
@@ -106,19 +121,99 @@ class SignatureChunk:
 
 @dataclass(frozen=True)
 class BandPairs:
-    """Task: the candidate pairs of one band, over every chunk's band hashes, into `out`
-    (2 x pairs, int64 candidate positions)."""
+    """Task: the candidate pairs of one band, over every chunk's band hashes, into `out`: each
+    pair (i < j, candidate positions) once as the code i * n + j, sorted, so a verification
+    task reads the pairs of its rows with two binary searches. Also a sample of the pairs'
+    first rows, where the driver cuts the partitions."""
     dirs: tuple[str, ...]
     band: int
     has: str
+    n: int
     out: str
 
     def __call__(self) -> dict:
         h = np.concatenate([load_npy(Path(d) / "bands.npy")[self.band] for d in self.dirs] + [np.zeros(0, np.uint64)])
         has = np.load(self.has)
         pi, pj = mh.bucket_pairs(h[has], has)
-        save_npy(Path(self.out), np.stack([pi.astype(np.int64), pj.astype(np.int64)]))
-        return {"pairs": len(pi), "wrote": file_bytes([self.out])}
+        code = mh.distinct(pi.astype(np.int64) * self.n + pj.astype(np.int64))
+        save_npy(Path(self.out), code)
+        at = np.linspace(0, len(code) - 1, min(len(code), PART_SAMPLES)).astype(np.int64)
+        return {"pairs": len(code), "rows": (code[at] // self.n).tolist(), "wrote": file_bytes([self.out])}
+
+
+def band_codes(paths: Sequence[str], n: int, lo: int, hi: int) -> np.ndarray:
+    """The distinct candidate pairs (codes i * n + j, sorted) whose first row is in [lo, hi),
+    from every band's file (BandPairs), memory-mapped: only that stretch of each is read."""
+    parts = []
+    for p in paths:
+        c = load_npy(Path(p))
+        a, b = np.searchsorted(c, [lo * n, hi * n])
+        parts.append(np.asarray(c[a:b]))
+    return mh.distinct(np.concatenate(parts + [np.zeros(0, np.int64)]))
+
+
+@dataclass(frozen=True)
+class VerifyPart:
+    """Task: every candidate pair whose first row is in [lo, hi), verified (the stage's
+    similarity, computed for this partition's documents only). Writes `out` + _pairs.npy and
+    _sim.npy (this run's pairs, positions into its docs.npy, for pairs.npy), and _edges.npy
+    and _esim.npy (the verified pairs, rows of the banding, for the driver's union-find).
+    Rows are the banding's: the references' first (R of them), then this run's.
+
+    `keep` (a bool per row) drops the pairs of candidate components without a row of this
+    run (--reference); `thr` is a threshold per row ([[sources]]), else cfg's threshold;
+    `segments` are (row_lo, row_hi, work folder) whose texts hold those rows (verify="exact"),
+    `rows` the doc_id of every row in its folder."""
+    folder: str
+    part: int
+    bands: tuple[str, ...]
+    n: int
+    lo: int
+    hi: int
+    dirs: tuple[str, ...]
+    chunks: tuple[tuple[int, int], ...]
+    cfg: dict
+    R: int
+    rows: str
+    segments: tuple[tuple[int, int, str], ...]
+    keep: str
+    thr: str
+    out: str
+
+    def files(self) -> list[Path]:
+        return [Path(self.out + f) for f in VERIFY_FILES]
+
+    def __call__(self) -> dict:
+        cfg = MinhashConfig(**self.cfg)
+        code = band_codes(self.bands, self.n, self.lo, self.hi)
+        pi, pj = code // self.n, code % self.n
+        if self.keep:
+            k = np.asarray(load_npy(Path(self.keep))[pi])
+            pi, pj = pi[k], pj[k]
+        nodes = mh.distinct(np.concatenate([pi, pj]))
+        ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
+        if cfg.verify == "exact":
+            scratch = Path(self.folder) / f"verify_{self.part:05d}"
+            scratch.mkdir(exist_ok=True)
+            rows = load_npy(Path(self.rows))
+            stores = [(lo, hi, TextStore(Path(root))) for lo, hi, root in self.segments]
+            segments = [(lo, hi, st.data, st.offsets, rows[lo:hi]) for lo, hi, st in stores]
+            _, _, texts, offsets, ids = segments[-1]
+            similarity = MinHash._exact_similarity(scratch, texts, offsets, ids, nodes,
+                                                   load_npy(Path(self.folder) / "nsh.npy"), cfg, segments)
+            esim = similarity(ei, ej)
+            shutil.rmtree(scratch, ignore_errors=True)
+        else:
+            esim = MinHash._estimate_similarity(list(map(Path, self.dirs)), list(self.chunks), nodes, cfg)(ei, ej)
+        own = pi >= self.R
+        save_npy(Path(self.out + "_pairs.npy"), np.stack([pi[own] - self.R, pj[own] - self.R]))
+        save_npy(Path(self.out + "_sim.npy"), esim[own])
+        # a pair is a near duplicate at the higher of its two documents' thresholds
+        thr = load_npy(Path(self.thr)) if self.thr else None
+        ok = esim >= (cfg.threshold if thr is None else np.maximum(thr[pi], thr[pj]))
+        save_npy(Path(self.out + "_edges.npy"), np.stack([pi[ok], pj[ok]]))
+        save_npy(Path(self.out + "_esim.npy"), esim[ok])
+        return {"pairs": int(len(pi)), "own": int(own.sum()), "verified": int(ok.sum()), "wrote": file_bytes(self.files())}
 
 
 @contextmanager
@@ -183,14 +278,18 @@ class MinHash(Stage):
         ref = reference.signature_rows(ctx) if ctx.wf.run.reference else None
         R = 0 if ref is None else ref.n
         with _timed(times, "banding"):
-            nsh, pi, pj = self._candidate_pairs(ctx, folder, dirs, cfg, len(doc_ids), ref)
+            nsh, bands, cuts = self._bands(ctx, folder, dirs, cfg, len(doc_ids), ref)
         with _timed(times, "verify"):
             thr = self.thresholds(ws, doc_ids, cfg)
             if ref is not None and thr is not None:  # a reference document: minhash.threshold
                 thr = np.concatenate([np.full(R, cfg.threshold), thr])
-            nodes, ei, ej, esim, similarity = self._verified(ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg, thr,
-                                                             ref)
+            candidates, ei, ej, esim = self._verified(ctx, folder, dirs, chunks, doc_ids, nsh, bands, cuts, cfg, thr,
+                                                      ref)
             driver_wrote(ctx, [folder / "pairs.npy", folder / "pair_similarity.npy"])
+            # the union-find's nodes: the rows in some verified pair
+            nodes = mh.distinct(np.concatenate([ei, ej]))
+            ei, ej = np.searchsorted(nodes, ei), np.searchsorted(nodes, ej)
+            similarity = self._cut_similarity(ws, folder, dirs, chunks, doc_ids, nsh, nodes, ei, ej, cfg, ref)
         with _timed(times, "cluster"):
             floor = mh.drift_floor(cfg.threshold)
             # per source: a member joins a kept document at the floor of the higher threshold
@@ -212,19 +311,19 @@ class MinHash(Stage):
         with _timed(times, "database"):
             counts = ws.prov.replace_clusters(self.name, cfg.keep, kept_ids, member_ids, cluster, sims,
                                               kept_ref=kept_ref, member_ref=member_ref)
-        for scratch in ("sets.npy", "has.npy"):
+        for scratch in SCRATCH:
             (folder / scratch).unlink(missing_ok=True)
-        components = len(np.unique(native.components(len(nodes), ei, ej)[np.unique(np.concatenate([ei, ej]))])) \
-            if len(ei) else 0
+        # every node is in a verified pair: a component is a node that is its own root
+        components = int((native.components(len(nodes), ei, ej) == np.arange(len(nodes))).sum())
         _, offsets = open_texts(ws.root)
         return {
             "config": cs, "s_curve": {str(j): round(p, 4) for j, p in curve.items()},
             "verify": cfg.verify, "threshold": cfg.threshold, "drift_floor": round(floor, 6), "keep": cfg.keep,
             **({"source_thresholds": sorted(set(thr.tolist()))} if thr is not None else {}),
-            "documents": len(doc_ids), "no_shingle": int((nsh == 0).sum()),
+            "documents": len(doc_ids), "no_shingle": int((nsh[R:] == 0).sum()),
             **({"reference_documents": int(len(ref.has))} if ref is not None else {}),
             "bytes": int((offsets[doc_ids + 1] - offsets[doc_ids]).sum()) if len(doc_ids) else 0,
-            "chunks": len(chunks), "candidate_pairs": int(len(pi)), "verified_pairs": int(len(ei)),
+            "chunks": len(chunks), "candidate_pairs": candidates, "verified_pairs": int(len(ei)),
             "components": components, "clusters": counts["clusters"], "dropped": counts["dropped"],
             "seconds": {k: round(v, 3) for k, v in times.items()} | {"total": round(sum(times.values()), 3)},
             "folder": str(folder.relative_to(ws.root)),
@@ -254,77 +353,133 @@ class MinHash(Stage):
         return dirs, chunks
 
     @staticmethod
-    def _candidate_pairs(ctx: Context, folder: Path, dirs: list[Path], cfg: MinhashConfig,
-                         n: int, ref: "reference.SignatureRows | None" = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _bands(ctx: Context, folder: Path, dirs: list[Path], cfg: MinhashConfig, n: int,
+               ref: "reference.SignatureRows | None" = None) -> tuple[np.ndarray, list[str], list[int]]:
         """2. Banding, a band per task: equal band hashes of documents with a shingle make
-        candidate pairs (candidate positions, i < j, each pair once). Also the shingles per
-        document. With `ref` the references' rows are banded first (positions 0..R-1, this
-        run's from R), and only the pairs of candidate components holding a row of this run
-        are kept: the others cannot change a decision of this run."""
+        candidate pairs (candidate positions, i < j), each band's in a file (BandPairs). With
+        `ref` the references' rows are banded first (positions 0..R-1, this run's from R).
+        Returns the shingles per row (the references' rows first), the band files, and their
+        pairs' count (a pair in several bands counts in each) with a sorted sample of their
+        first rows."""
         nsh = np.concatenate([np.load(d / "nsh.npy") for d in dirs] + [np.zeros(0, np.int64)])
         has = np.flatnonzero(nsh > 0)
-        R = 0
         if ref is not None:
-            R, dirs, has = ref.n, ref.dirs + dirs, np.concatenate([ref.has, ref.n + has])
-            n += R
+            dirs, has, nsh = ref.dirs + dirs, np.concatenate([ref.has, ref.n + has]), np.concatenate([ref.nsh, nsh])
+            n += ref.n
         save_npy(folder / "has.npy", has)
         driver_wrote(ctx, [folder / "has.npy"])
-        tasks = [BandPairs(tuple(map(str, dirs)), band, str(folder / "has.npy"), str(folder / f"pairs_{band:03d}.npy"))
-                 for band in range(cfg.bands)]
-        pis, pjs = [], []
-        for b, _ in ctx.executor.imap(tasks):
-            pairs = np.load(tasks[b].out)
-            pis.append(pairs[0])
-            pjs.append(pairs[1])
-            Path(tasks[b].out).unlink()
-            if sum(len(x) for x in pis) > (1 << 24):   # keep the pair lists small as we go
-                u = mh.unique_pairs(np.concatenate(pis), np.concatenate(pjs), max(n, 1))
-                pis, pjs = [u[0]], [u[1]]
-        pi, pj = mh.unique_pairs(np.concatenate(pis + [np.zeros(0, np.int64)]),
-                                 np.concatenate(pjs + [np.zeros(0, np.int64)]), max(n, 1))
-        if R and len(pi):
-            root = native.components(n, pi, pj)
-            touched = np.zeros(n, dtype=bool)
-            touched[root[pj[pj >= R]]] = True  # pi < pj: a pair with a row of this run has it as pj
-            keep = touched[root[pi]]
-            pi, pj = pi[keep], pj[keep]
-        return nsh, pi, pj
+        tasks = [BandPairs(tuple(map(str, dirs)), band, str(folder / "has.npy"), max(n, 1),
+                           str(folder / f"pairs_{band:03d}.npy")) for band in range(cfg.bands)]
+        cuts: list[int] = []
+        pairs = 0
+        for _, res in ctx.executor.imap(tasks):
+            cuts += res["rows"]
+            pairs += res["pairs"]
+        return nsh, [t.out for t in tasks], (pairs, sorted(cuts))
 
-    def _verified(self, ws, folder, dirs, chunks, doc_ids, nsh, pi, pj, cfg: MinhashConfig,
-                  thr: np.ndarray | None = None, ref: "reference.SignatureRows | None" = None):
-        """3. Verification of every candidate pair: the nodes (documents in some pair), the
-        verified edges between them with their similarity, and the similarity function.
-        With `ref`, positions below R are the references' rows (signatures and texts read from
-        their folders)."""
-        texts, offsets = open_texts(ws.root)
-        nodes = np.unique(np.concatenate([pi, pj]))
-        ei, ej = np.searchsorted(nodes, pi), np.searchsorted(nodes, pj)
+    @staticmethod
+    def _candidate_pairs(ctx: Context, folder: Path, dirs: list[Path], cfg: MinhashConfig,
+                         n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate pair (i < j, sorted, each once) and the shingles per document,
+        banded again from the chunks' band hashes (a sweep over a folder that kept no pairs)."""
+        nsh, bands, _ = MinHash._bands(ctx, folder, dirs, cfg, n)
+        code = band_codes(bands, max(n, 1), 0, max(n, 1))
+        for b in bands:
+            Path(b).unlink()
+        return nsh, code // max(n, 1), code % max(n, 1)
+
+    def _verified(self, ctx: Context, folder: Path, dirs: list[Path], chunks: list, doc_ids: np.ndarray,
+                  nsh: np.ndarray, bands: list[str], cuts: tuple[int, list[int]], cfg: MinhashConfig, thr: np.ndarray | None = None,
+                  ref: "reference.SignatureRows | None" = None) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """3. Verification of every candidate pair, a partition of the rows per task
+        (VerifyPart; `nsh` is every row's, the references' first). Writes pairs.npy and
+        pair_similarity.npy from the tasks' files, and returns the number of candidate pairs
+        and the verified ones: (rows i, rows j, similarity). With `ref` only the pairs of
+        candidate components holding a row of this run are verified: the others cannot
+        change a decision of this run (the union-find over every band's pairs, here)."""
+        ws = ctx.ws
         R = 0 if ref is None else ref.n
-        if cfg.verify == "exact":
-            segments = None
-            if ref is not None:
-                from ..store import TextStore
-
-                stores = [(lo, hi, TextStore(r.root)) for lo, hi, r in ref.segments]
-                segments = [*((lo, hi, st.data, st.offsets, ref.doc_id[lo:hi]) for lo, hi, st in stores),
-                            (R, R + len(doc_ids), texts, offsets, doc_ids)]
-                nsh = np.concatenate([ref.nsh, nsh])
-            similarity = self._exact_similarity(folder, texts, offsets, doc_ids, nodes, nsh, cfg, segments)
-        elif ref is None:
-            similarity = self._estimate_similarity(dirs, chunks, nodes, cfg)
-        else:
-            similarity = self._estimate_similarity(ref.dirs + dirs, ref.chunks + [(R + i, R + j) for i, j in chunks],
-                                                   nodes, cfg)
-        esim = similarity(ei, ej)
+        n = max(R + len(doc_ids), 1)
+        keep = ""
+        if R:
+            root = np.arange(n)
+            for b in bands:
+                code = np.asarray(load_npy(Path(b)))
+                moved = np.flatnonzero(root != np.arange(n))  # the components so far, as edges to their roots
+                root = native.components(n, np.concatenate([code // n, moved]), np.concatenate([code % n, root[moved]]))
+            touched = np.zeros(n, dtype=bool)
+            touched[root[R:]] = True
+            save_npy(folder / "keep.npy", touched[root])
+            driver_wrote(ctx, [folder / "keep.npy"])
+            keep = str(folder / "keep.npy")
+        scratch = [folder / "nsh.npy"]
+        save_npy(folder / "nsh.npy", nsh)
+        rows, segments = str(folder / "docs.npy"), ((0, n, str(ws.root)),)
+        if ref is not None:
+            save_npy(folder / "rows.npy", np.concatenate([ref.doc_id, doc_ids]))
+            scratch.append(folder / "rows.npy")
+            rows = str(folder / "rows.npy")
+            segments = (*((lo, hi, str(r.root)) for lo, hi, r in ref.segments), (R, n, str(ws.root)))
+        if thr is not None:
+            save_npy(folder / "thr.npy", thr)
+            scratch.append(folder / "thr.npy")
+        driver_wrote(ctx, scratch)
+        all_dirs = tuple(map(str, (ref.dirs if ref is not None else []) + dirs))
+        all_chunks = tuple((ref.chunks if ref is not None else []) + [(R + i, R + j) for i, j in chunks])
+        # partitions of about equal numbers of band pairs, cut at sampled first rows
+        pairs, sample = cuts
+        parts = max(2 * ctx.executor.workers, -(-pairs // PART_PAIRS))
+        at = sorted({sample[len(sample) * k // parts] for k in range(1, parts)} - {0}) if sample else []
+        edges = [0, *at, n]
+        tasks = [VerifyPart(str(folder), k, tuple(bands), n, lo, hi, all_dirs, all_chunks, dataclasses.asdict(cfg), R,
+                            rows, segments, keep, str(folder / "thr.npy") if thr is not None else "",
+                            str(folder / f"verify_{k:05d}"))
+                 for k, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))]
+        candidates = 0
+        for _, res in ctx.executor.imap(tasks):
+            candidates += res["pairs"]
         # every candidate pair with its similarity, verified or not: what `sadedup sweep`
         # and `sadedup report` read to answer other thresholds without the signatures (the
         # pairs among this folder's documents: positions into its docs.npy)
-        own = pi >= R
-        save_npy(folder / "pairs.npy", np.stack([pi[own] - R, pj[own] - R]).astype(np.int64, copy=False))
-        save_npy(folder / "pair_similarity.npy", esim[own])
-        # a pair is a near duplicate at the higher of its two documents' thresholds
-        ok = esim >= (cfg.threshold if thr is None else np.maximum(thr[pi], thr[pj]))
-        return nodes, ei[ok], ej[ok], esim[ok], similarity
+        join_npy(folder / "pairs.npy", [Path(t.out + "_pairs.npy") for t in tasks], axis=-1)
+        join_npy(folder / "pair_similarity.npy", [Path(t.out + "_sim.npy") for t in tasks])
+        ej_parts = [load_npy(Path(t.out + "_edges.npy"), mmap=False) for t in tasks]
+        esim = np.concatenate([load_npy(Path(t.out + "_esim.npy"), mmap=False) for t in tasks])
+        ei = np.concatenate([e[0] for e in ej_parts])
+        ej = np.concatenate([e[1] for e in ej_parts])
+        for t in tasks:
+            for f in t.files():
+                f.unlink()
+        for b in bands:
+            Path(b).unlink()
+        return candidates, ei, ej, esim
+
+    def _cut_similarity(self, ws, folder: Path, dirs: list[Path], chunks: list, doc_ids: np.ndarray, nsh: np.ndarray,
+                        nodes: np.ndarray, ei: np.ndarray, ej: np.ndarray, cfg: MinhashConfig,
+                        ref: "reference.SignatureRows | None" = None):
+        """The similarity the clusters' cut asks for beyond the verified pairs (node indices
+        in, lsh.cluster): only components of three or more nodes ask, so only their
+        signatures (or shingle sets) are gathered. `nodes` are rows, `nsh` every row's."""
+        root = native.components(len(nodes), ei, ej)
+        needed = np.flatnonzero(np.bincount(root, minlength=len(nodes))[root] >= 3) if len(nodes) else \
+            np.zeros(0, np.int64)
+        at = np.full(len(nodes), -1, np.int64)
+        at[needed] = np.arange(len(needed))
+        rows = nodes[needed]
+        R = 0 if ref is None else ref.n
+        if cfg.verify == "exact":
+            texts, offsets = open_texts(ws.root)
+            segments = None
+            if ref is not None:
+                stores = [(lo, hi, TextStore(r.root)) for lo, hi, r in ref.segments]
+                segments = [*((lo, hi, st.data, st.offsets, ref.doc_id[lo:hi]) for lo, hi, st in stores),
+                            (R, R + len(doc_ids), texts, offsets, doc_ids)]
+            f = self._exact_similarity(folder, texts, offsets, doc_ids, rows, nsh, cfg, segments)
+        elif ref is None:
+            f = self._estimate_similarity(dirs, chunks, rows, cfg)
+        else:
+            f = self._estimate_similarity(ref.dirs + dirs, ref.chunks + [(R + i, R + j) for i, j in chunks], rows, cfg)
+        return lambda x, y: f(at[x], at[y])
 
     @staticmethod
     def _own_decisions(R: int, kept: np.ndarray, member: np.ndarray, cluster: np.ndarray,

@@ -240,9 +240,12 @@ class ByteTokenizer:
         total = int(lens.sum())
         if len(doc_ids) and np.all(starts[1:] == starts[:-1] + lens[:-1]):
             return np.array(texts[starts[0]: starts[0] + total]), lens
-        dest = np.concatenate(([0], np.cumsum(lens)[:-1]))
-        idx = np.repeat(starts - dest, lens) + np.arange(total)
-        return texts[idx], lens
+        # a copy per document (native memcpy), not a gather by an index of 8 bytes per byte of
+        # text: that index was most of a WriteShard task's CPU (0.63 of 1.28 s on 13 MB)
+        out = np.empty(total, dtype=np.uint8)
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        native.gather_regions(texts, starts, starts + np.ascontiguousarray(lens, dtype=np.int64), out)
+        return out, lens
 
     def char_spans_in_shard(self, tokens: np.ndarray, doc_start: np.ndarray, doc: np.ndarray,
                             tok_start: np.ndarray, tok_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

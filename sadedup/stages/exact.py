@@ -20,6 +20,7 @@ as the duplicate of the reference's copy (its cluster's kept member, with src_re
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +30,10 @@ import numpy as np
 import xxhash
 
 from .. import reference
+from ..executor import run_all
 from ..keep import candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, visiting_rank
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
-from ..executor import run_all
 from ..workspace import file_bytes, files_checksum, join_npy, load_npy, save_npy
 from ..store import TextStore
 from .base import Context, Stage, driver_wrote
@@ -193,7 +194,7 @@ class Exact(Stage):
         k = max(1, min(2 * ctx.executor.workers, n // MIN_GROUP_DOCS + 1))
         cuts = [(1 << 64) * r // k for r in range(k + 1)]
         tasks = [GroupRange(tuple(p for p, _ in parts), tuple(s for _, s in parts), lo, hi,
-                            str(folder / f"groups_{r:05d}.npy")) for r, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:]))]
+                            str(folder / f"groups_{r:05d}.npy")) for r, (lo, hi) in enumerate(itertools.pairwise(cuts))]
         run_all(ctx.executor, tasks)
         pos, group, base = [], [], 0
         for t in tasks:

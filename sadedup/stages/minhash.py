@@ -42,6 +42,7 @@ Kept beside the chunks for sweeps and the report (sadedup/sweeps.py), every cand
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -213,7 +214,7 @@ class VerifyPart:
         ok = esim >= (cfg.threshold if thr is None else np.maximum(thr[pi], thr[pj]))
         save_npy(Path(self.out + "_edges.npy"), np.stack([pi[ok], pj[ok]]))
         save_npy(Path(self.out + "_esim.npy"), esim[ok])
-        return {"pairs": int(len(pi)), "own": int(own.sum()), "verified": int(ok.sum()), "wrote": file_bytes(self.files())}
+        return {"pairs": len(pi), "own": int(own.sum()), "verified": int(ok.sum()), "wrote": file_bytes(self.files())}
 
 
 @contextmanager
@@ -434,7 +435,7 @@ class MinHash(Stage):
         tasks = [VerifyPart(str(folder), k, tuple(bands), n, lo, hi, all_dirs, all_chunks, dataclasses.asdict(cfg), R,
                             rows, segments, keep, str(folder / "thr.npy") if thr is not None else "",
                             str(folder / f"verify_{k:05d}"))
-                 for k, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))]
+                 for k, (lo, hi) in enumerate(itertools.pairwise(edges))]
         candidates = 0
         for _, res in ctx.executor.imap(tasks):
             candidates += res["pairs"]

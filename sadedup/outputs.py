@@ -33,6 +33,11 @@ class Output:
     def remote(self) -> bool:
         return is_url(self.spec)
 
+    def absolute(self) -> "Output":
+        """A local output resolved against the current directory, so that a later command
+        from another directory means the same file; a URL as it is."""
+        return self if self.remote else Output(str(Path(self.spec).resolve()))
+
     def part(self, i: int) -> str:
         """The name of part i (the output itself when not sharded)."""
         if not self.sharded:

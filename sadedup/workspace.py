@@ -37,6 +37,7 @@ from .config import Workflow, workflow_from_dict
 from .errors import SadedupError, note_path
 from .provenance import Provenance
 from .locations import Url
+from .outputs import output_of
 from .readers import InputFile, detect
 
 STATE = "state.json"
@@ -354,7 +355,10 @@ class Workspace:
             state["inputs"] = described
             state["unsupported"] = ignored
         if output is not None:
-            state["output"] = str(output)
+            # recorded absolute, as inputs and references are: a relative one would name another
+            # file when a later command (status, a rerun, a run using this folder as its reference)
+            # starts in another directory, and the finished export would look stale
+            state["output"] = output_of(output).absolute().spec
         self.write_state(state)
 
     def reset(self) -> list[str]:

@@ -385,3 +385,28 @@ def test_first_kept_occurrence_after_dropped_ones(cli, tmp_path):
     assert rows(ref, "SELECT doc_id, status, reason FROM documents ORDER BY doc_id")[:3] == [
         (0, "dropped", "substring_coverage"), (1, "dropped", "substring_coverage"), (2, "kept", None)]
     assert rows(b, "SELECT src_ref, src_doc_id FROM spans WHERE doc_id = 0") == [(0, 2)]
+
+
+def test_relative_output_from_another_directory(cli, tmp_path):
+    """A relative --output names one file whatever directory a later command starts in: it was
+    kept as typed and resolved again by each command, so from another directory the reference's
+    finished export looked stale and the new run was refused ("reference ... is not finished")."""
+    import subprocess
+    import sys
+
+    rng = random.Random(4)
+    d1 = first_dump(rng, 30)
+    f1 = write(tmp_path / "d1.jsonl", "a", d1)
+    f2 = write(tmp_path / "d2.jsonl", "b", new_dump(rng, d1, 15))
+    cli("run", "-q", "--input", f1, "--output", "a.jsonl", "--workdir", "ref", "--set", "stages=exact", *FAST)
+    (tmp_path / "sub").mkdir()
+
+    def elsewhere(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "sadedup.cli", *map(str, args)], capture_output=True, text=True,
+                              cwd=tmp_path / "sub", env={**os.environ, "CI": "1"}, timeout=600)
+
+    assert json.loads(elsewhere("status", "../ref", "--format", "json").stdout)["stages"][-1]["state"] == "done"
+    p = elsewhere("run", "-q", "--input", f2, "--output", "../b.jsonl", "--workdir", "../new", "--reference", "../ref",
+                  "--set", "stages=exact", *FAST)
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "sub" / "a.jsonl").exists() and (tmp_path / "b.jsonl").exists()

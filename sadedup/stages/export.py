@@ -350,8 +350,7 @@ class Export(Stage):
         out = self.output or ctx.ws.output
         if not out:
             raise SadedupError("no output path: pass --output PATH")
-        out = output_of(out)
-        return out if out.remote else Output(str(Path(out.spec).resolve()))
+        return output_of(out).absolute()
 
     def settings(self, ctx: Context) -> Any:
         out, run = self._output(ctx), ctx.wf.run

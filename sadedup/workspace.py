@@ -416,6 +416,31 @@ class Workspace:
             files.append(inp)
         return files
 
+    def check_inputs(self) -> None:
+        """Refuses (one line) recorded inputs that changed on disk since they were ingested.
+
+        `configure` compares the inputs a command names; a command naming none (`run --workdir`,
+        a stage command, status) uses the recorded ones, and without this a file appended to or
+        rewritten under a finished folder left every stage "done": the output answered for input
+        that is no longer there, unlike a fresh run over the same files."""
+        row = self.stage_row("ingest")
+        recorded = (self.read_state() or {}).get("inputs")
+        if row is None or row.status != "done" or not recorded:
+            return  # nothing was read yet: ingest reads what is there
+        now = []
+        for d in recorded:
+            inp = detect(d["path"])
+            try:
+                if inp is None:
+                    raise FileNotFoundError(d["path"])
+                now.append(describe_input(inp))
+            except OSError:
+                raise SadedupError(f"inputs changed since work folder {self.root} was made ({d['path']} is gone); "
+                                   f"rerun with --restart to start over") from None
+        if now != recorded:
+            raise SadedupError(f"inputs changed since work folder {self.root} was made "
+                               f"({_what_changed(recorded, now)}); rerun with --restart to start over")
+
     @property
     def output(self) -> str | None:
         return (self.read_state() or {}).get("output")

@@ -3,6 +3,7 @@ and loses no row. Crashes are real SIGKILLs, at points named through SADEDUP_CRA
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import random
 import shutil
@@ -195,6 +196,28 @@ def test_changed_input_stops_until_restart(cli, tmp_path):
     assert p.returncode != 0 and "inputs changed" in p.stderr and "--restart" in p.stderr
     cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS, "--restart")
     assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 3
+
+
+def test_changed_input_stops_commands_that_name_none(cli, tmp_path):
+    """The commands that use the recorded inputs (run --workdir alone, export, status) check
+    them too: they found a finished output current over a file grown or gone since, unlike a
+    fresh run over the same files."""
+    inp = write_jsonl(tmp_path / "in.jsonl", ["one document here", "another"])
+    w = tmp_path / "w"
+    cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", w, *ARGS)
+    before = (tmp_path / "o.jsonl").read_bytes()
+    with open(inp, "a") as f:
+        f.write(json.dumps({"id": "x", "text": "and a new one"}) + "\n")
+    for args in (["run", "--workdir", w, *ARGS], ["export", w]):
+        p = cli(*args, check=False)
+        assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert f"inputs changed since work folder {w} was made ({inp} size" in p.stderr, p.stderr
+    export = json.loads(cli("status", w, "--format", "json").stdout)["stages"][-1]
+    assert export["state"] != "done" and "inputs changed" in export["why"], export
+    inp.rename(tmp_path / "moved.jsonl")
+    p = cli("run", "--workdir", w, *ARGS, check=False)
+    assert p.returncode == 2 and f"({inp} is gone)" in p.stderr, p.stderr
+    assert (tmp_path / "o.jsonl").read_bytes() == before
 
 
 def test_checksums_made_by_the_tasks_are_those_of_the_files(corpus):

@@ -353,6 +353,11 @@ class Export(Stage):
         return output_of(out).absolute()
 
     def settings(self, ctx: Context) -> Any:
+        row = ctx.ws.stage_row(self.name)
+        if row is not None and row.status == "done":
+            # a finished output is current only while the inputs it was cut from are; one not
+            # written yet finds a change itself, as it reads them (and records the failure)
+            ctx.ws.check_inputs()
         out, run = self._output(ctx), ctx.wf.run
         parquet = formats.output_kind(out.first)[0].name == "parquet"
         return [out.spec, run.output_rows if out.sharded else None, run.row_group_rows if parquet else None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import gc
 import importlib
+import os
 import signal
 import sys
 import traceback
@@ -253,7 +254,7 @@ def _print_summary(res: api.RunResult) -> None:
         t.add_row("dropped", reason, str(n))
     t.add_row("set aside", "input_errors", str(res.input_errors))
     _stdout().print(t)
-    result(f"output: {res.output} ({res.kept} documents); "
+    result(f"output: {_as_typed(res.output)} ({res.kept} documents); "
            f"audit: sadedup sql {res.workdir} \"SELECT * FROM spans LIMIT 5\"")
 
 
@@ -392,6 +393,16 @@ def status(workdir: WorkdirArg,
     pending = [s for s in stages if s["state"] != "done"]
     print("pending: " + ("; ".join(f"{s['stage']} ({s['state']}: {s['why']})" for s in pending) if pending
                          else "nothing"))
+
+
+def _as_typed(output: str | Path) -> str:
+    """An output inside the current folder as a path from it (the folder records it absolute,
+    so that a later command elsewhere means the same file; the user typed it relative)."""
+    path = str(output)
+    if "://" in path or not Path(path).is_absolute():
+        return path
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 @command()

@@ -122,6 +122,7 @@ class Provenance:
                 assert not (member_ref[~is_kept] >= 0).any(), "a reference document would be dropped"
                 dropped = member[~is_kept]
             db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", reason) for d in dropped.tolist()))
+            _in_fresh_order(conn, "clusters", "cluster_id", graph.METHODS, members="cluster_members")
         return {"clusters": int(len(kept)), "dropped": int(len(dropped))}
 
     # ---- decisions of span stages
@@ -131,8 +132,8 @@ class Provenance:
         drops (the documents `dropped`, with the stage's reason). Only the dropped documents'
         status changes, so the (status, reason) index is touched for them alone.
 
-        Without a span_id column the spans are numbered after every other method's, like
-        cluster ids: in a work folder brought current, in the order the span stages ran."""
+        Without a span_id column the spans are numbered after every other method's, then every
+        method's moved into the order a fresh run numbers them (_in_fresh_order), like cluster ids."""
         n = graph.node(stage)
         method = n.method or stage
         with self.engine.begin() as conn:
@@ -147,6 +148,7 @@ class Provenance:
             if doc_columns:
                 db.bulk_update_documents(conn, doc_columns, doc_rows)
             db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", n.reason) for d in dropped.tolist()))
+            _in_fresh_order(conn, "spans", "span_id", graph.SPAN_METHODS)
 
     def replace_eval_items(self, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
         """The decontaminate stage's verdicts, one row per eval text (its spans point at them)."""
@@ -173,6 +175,8 @@ class Provenance:
         with self.engine.begin() as conn:
             self._take_back(conn, stage)
             self._forget(conn, [stage])
+            _in_fresh_order(conn, "clusters", "cluster_id", graph.METHODS, members="cluster_members")
+            _in_fresh_order(conn, "spans", "span_id", graph.SPAN_METHODS)
 
     @staticmethod
     def _take_back(conn: Connection, stage: str, keep_spans: bool = False) -> None:
@@ -189,6 +193,36 @@ class Provenance:
             conn.exec_driver_sql(f"UPDATE documents SET {sets} WHERE {n.doc_columns[0]} IS NOT NULL")
         for table in n.owns:
             conn.exec_driver_sql(f"DELETE FROM {table}")
+
+
+def _in_fresh_order(conn: Connection, table: str, key: str, methods: Sequence[str], members: str | None = None) -> None:
+    """Renumbers `table`'s ids (and `members`' references to them) as a fresh run numbers them:
+    each method's rows in one stretch, the methods in the stage graph's order from 0. A stage
+    rerun alone (another setting, a workflow switched and back) numbered its rows after the
+    largest id, so a folder brought current answered `explain` and SQL with other ids than a
+    fresh run over the same inputs. A method's rows are always one stretch (written at once,
+    base + 0..n-1), so a method moves by one offset; a run writing methods in graph order moves
+    none. Through negative ids, because a moved method's new ids may be another's old ones."""
+    start, moves = 0, []
+    rows = {m: (lo, hi, n) for m, lo, hi, n in conn.exec_driver_sql(
+        f"SELECT method, min({key}), max({key}), count(*) FROM {table} GROUP BY method")}
+    for m in [*methods, *sorted(set(rows) - set(methods))]:
+        if m not in rows:
+            continue
+        lo, hi, n = rows[m]
+        if hi - lo + 1 != n:
+            return  # not one stretch (no writer of this version leaves that): left as it is
+        if lo != start:
+            moves.append((m, start - lo))
+        start += n
+    for m, delta in moves:
+        if members:
+            conn.exec_driver_sql(f"UPDATE {members} SET {key} = -1 - ({key} + ?) WHERE {key} IN "
+                                 f"(SELECT {key} FROM {table} WHERE method = ?)", (delta, m))
+        conn.exec_driver_sql(f"UPDATE {table} SET {key} = -1 - ({key} + ?) WHERE method = ?", (delta, m))
+    if moves:
+        for t in ([members] if members else []) + [table]:
+            conn.exec_driver_sql(f"UPDATE {t} SET {key} = -1 - {key} WHERE {key} < 0")
 
 
 class DocumentWriter:

@@ -39,11 +39,13 @@ def corpus(tmp_path_factory) -> Path:
 
 
 def decisions(work: Path) -> list:
+    """The documents' decisions, the spans and the clusters with their ids: `explain` and SQL
+    name spans and clusters by id, so a folder brought current must number them as a fresh run."""
     return (db_rows(work, "SELECT doc_id, status, reason, n_tokens, removed_tokens FROM documents ORDER BY doc_id")
-            + db_rows(work, "SELECT method, doc_id, tok_start, tok_end, char_start, char_end, src_doc_id, "
+            + db_rows(work, "SELECT span_id, method, doc_id, tok_start, tok_end, char_start, char_end, src_doc_id, "
                             "src_tok_start FROM spans ORDER BY doc_id, tok_start")
-            + db_rows(work, "SELECT c.method, m.doc_id, c.kept_doc_id FROM cluster_members m JOIN clusters c "
-                            "USING (cluster_id) ORDER BY c.method, m.doc_id"))
+            + db_rows(work, "SELECT c.cluster_id, c.method, m.doc_id, c.kept_doc_id FROM cluster_members m JOIN "
+                            "clusters c USING (cluster_id) ORDER BY c.method, m.doc_id"))
 
 
 def sadedup_cli(cwd: Path, *args) -> subprocess.CompletedProcess:
@@ -133,12 +135,32 @@ def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus
     assert out.read_bytes() == want and decisions(w) == want_decisions
 
 
+def test_an_earlier_stage_rerun_numbers_clusters_and_spans_as_a_fresh_run(cli, corpus, fresh, tmp_path):
+    """explain and SQL name clusters and spans by id: a stage rerun took ids past every other
+    method's, so exact's clusters came after minhash's and lines' spans after substring's,
+    where a fresh run numbers them in stage order."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    stages = ["--set", "stages=exact,minhash,lines,substring", "--set", "lines.min_docs=2"]
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, *stages)
+    cli("run", "--workdir", w, *SMALL, "--set", "exact.lowercase=true", "--set", "lines.min_docs=3")
+    want, want_decisions = fresh("stages=exact,minhash,lines,substring", "exact.lowercase=true", "lines.min_docs=3")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    methods = {r[1] for r in want_decisions if len(r) == 9} | {r[1] for r in want_decisions if len(r) == 4}
+    assert {"exact", "minhash", "lines", "substring"} <= methods  # every numbering is exercised
+    cli("exact", w, "--set", "exact.lowercase=false")
+    cli("minhash", w)
+    cli("lines", w, "--set", "lines.min_docs=2")
+    cli("run", "--workdir", w, *SMALL)
+    want, want_decisions = fresh("stages=exact,minhash,lines,substring", "lines.min_docs=2")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+
+
 def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, fresh, first_run, tmp_path):
     """A --set changes the folder's workflow until a workflow is named: a rerun without one
     keeps the folder's settings (and says so), `run default` switches back."""
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
     full, full_decisions = fresh()
-    assert any(d[0] == "substring" for d in full_decisions)  # it has spans
+    assert any(d[1] == "substring" for d in full_decisions)  # it has spans
     doc, doc_decisions = fresh("stages=exact,minhash")
     sub, sub_decisions = fresh("stages=substring")
     assert first_run(w) == (full, full_decisions)  # the first run of the sequence, its output fresh

@@ -499,10 +499,6 @@ def _state(path: Path, groups: int, budget: int) -> np.ndarray:
     return arr
 
 
-def _imap(ctx: Context, tasks: list) -> None:
-    run_all(ctx.executor, tasks)
-
-
 def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch: Path) -> list[dict[str, Any]]:
     """The substring stage's decisions at each length (all answerable, see length_limits).
 
@@ -557,14 +553,15 @@ def length_answers(ws: Workspace, lengths: Sequence[int], ctx: Context, scratch:
         if index is not None:  # an index keeps no LCP array
             cap = max(shorter)
             lcps = [scratch / f"lcp_index_{cap}" / d.name / "lcp.npy" for d in shards]
-            _imap(ctx, [CappedLcp(str(d / "tokens.npy"), str(sa), str(o), cap) for d, sa, o in zip(shards, sas, lcps)])
+            run_all(ctx.executor, [CappedLcp(str(d / "tokens.npy"), str(sa), str(o), cap)
+                                   for d, sa, o in zip(shards, sas, lcps)])
         for L in shorter:
             outs = [scratch / f"L{L}" / d.name for d in shards]
-            _imap(ctx, [WindowsAt(str(d), str(o), L, str(sa), str(lcp), cap)
-                        for d, o, sa, lcp in zip(shards, outs, sas, lcps)])
+            run_all(ctx.executor, [WindowsAt(str(d), str(o), L, str(sa), str(lcp), cap)
+                                   for d, o, sa, lcp in zip(shards, outs, sas, lcps)])
             groups = Repeats._merge(ctx, shards, outs, L, max(1, wf.run.n_workers))
             gid_dtype = "int32" if groups < (1 << 31) - 1 else "int64"
-            _imap(ctx, [ScatterAt(str(d), str(o), gid_dtype, L) for d, o in zip(shards, outs)])
+            run_all(ctx.executor, [ScatterAt(str(d), str(o), gid_dtype, L) for d, o in zip(shards, outs)])
             for o in outs:  # only the group ids are read from here on
                 for f in ("wpos.npy", "wl.npy", "run_gid.npy"):
                     (o / f).unlink(missing_ok=True)

@@ -128,7 +128,7 @@ class Remove(Stage):
                 second = scratch / "group_state2.npy"
                 ns = tuple(int(o[-1]) for o in shards.offsets)
                 run_all(ctx.executor, [FirstTwo(tuple(outs), ns, bases, prefilter, groups, str(state), not refs,
-                                                  str(second))])
+                                                str(second))])
                 tasks = [SelectNone(outs[k], offsets[k], bases[k], prefilter, L, drop, str(state), str(second),
                                     results[k]) for k in range(len(outs))]
                 for _ in ctx.executor.imap(tasks):

@@ -334,19 +334,14 @@ class Workspace:
         old = self.read_state()
         described = [describe_input(f) for f in inputs] if inputs is not None else None
         ignored = [[str(p), why] for p, why in unsupported or []] if inputs is not None else None
-        # inputs may change only while nothing was read from them (a run stopped by a bad input)
-        ingest = self.stage_row("ingest")
-        read = old if old is not None and ingest is not None and ingest.status == "done" else None
+        read = self._ingested(old)
         if read is not None and described is not None and read.get("inputs") not in (None, described):
-            raise SadedupError(f"inputs changed since work folder {self.root} was made "
-                               f"({_what_changed(read['inputs'], described)}); rerun with --restart to start over")
+            raise self._inputs_changed(_what_changed(read["inputs"], described))
         if read is not None and ignored is not None and read.get("inputs") is not None:
             was = {p for p, _ in read.get("unsupported") or []}
             now = {p for p, _ in ignored}
             if was != now:
-                what = f"{min(now - was)} is new" if now - was else f"{min(was - now)} is gone"
-                raise SadedupError(f"inputs changed since work folder {self.root} was made ({what}); "
-                                   f"rerun with --restart to start over")
+                raise self._inputs_changed(f"{min(now - was)} is new" if now - was else f"{min(was - now)} is gone")
         state = old or {}
         state["version"] = __version__
         state["workflow"] = workflow.to_dict()
@@ -423,9 +418,8 @@ class Workspace:
         a stage command, status) uses the recorded ones, and without this a file appended to or
         rewritten under a finished folder left every stage "done": the output answered for input
         that is no longer there, unlike a fresh run over the same files."""
-        row = self.stage_row("ingest")
-        recorded = (self.read_state() or {}).get("inputs")
-        if row is None or row.status != "done" or not recorded:
+        recorded = (self._ingested(self.read_state()) or {}).get("inputs")
+        if not recorded:
             return  # nothing was read yet: ingest reads what is there
         now = []
         for d in recorded:
@@ -435,11 +429,19 @@ class Workspace:
                     raise FileNotFoundError(d["path"])
                 now.append(describe_input(inp))
             except OSError:
-                raise SadedupError(f"inputs changed since work folder {self.root} was made ({d['path']} is gone); "
-                                   f"rerun with --restart to start over") from None
+                raise self._inputs_changed(f"{d['path']} is gone") from None
         if now != recorded:
-            raise SadedupError(f"inputs changed since work folder {self.root} was made "
-                               f"({_what_changed(recorded, now)}); rerun with --restart to start over")
+            raise self._inputs_changed(_what_changed(recorded, now))
+
+    def _ingested(self, state: dict | None) -> dict | None:
+        """`state` once ingest has read the inputs it names, else None: inputs may change only
+        while nothing was read from them (a run stopped by a bad input)."""
+        ingest = self.stage_row("ingest")
+        return state if state is not None and ingest is not None and ingest.status == "done" else None
+
+    def _inputs_changed(self, what: str) -> SadedupError:
+        return SadedupError(f"inputs changed since work folder {self.root} was made ({what}); "
+                            f"rerun with --restart to start over")
 
     @property
     def output(self) -> str | None:

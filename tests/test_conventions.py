@@ -528,26 +528,28 @@ def test_a_pool_worker_imports_no_database_layer():
     run's workers each paid a second of CPU for SQLAlchemy and the API before their first task,
     which the incremental run's exact stage waited for. One process, as a worker starts."""
     stages = [f"sadedup.stages.{p.stem}" for p in (REPO / "sadedup" / "stages").glob("*.py") if p.stem != "__init__"]
-    code = ("import sys, importlib, sadedup.cli, sadedup.executor\n"
-            f"for m in {stages!r}: importlib.import_module(m)\n"
-            "print(sorted(m for m in ('sqlalchemy', 'sadedup.api', 'sadedup.pipeline', 'sadedup.inspect') "
-            "if m in sys.modules and type(sys.modules[m]).__name__ != '_LazyModule'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+    assert loaded_after("import importlib, sadedup.cli, sadedup.executor\n"
+                        f"for m in {stages!r}: importlib.import_module(m)",
+                        "sqlalchemy", "sadedup.api", "sadedup.pipeline", "sadedup.inspect") == []
+
+
+def loaded_after(code: str, *modules: str) -> list[str]:
+    """Which of `modules` a fresh interpreter has executed after running `code` (a module
+    loaded lazily and not used yet does not count)."""
+    probe = (f"import json, sys\n{code}\n"
+             f"print(json.dumps(sorted(m for m in {modules!r} if m in sys.modules "
+             "and type(sys.modules[m]).__name__ != '_LazyModule')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    return json.loads(out.stdout)
 
 
 def test_the_command_line_is_built_without_the_database_layer():
     """typer reads every command's options whatever command runs (`--help`, a refusal, a stage
     command): building them imported SQLAlchemy through an option's list of choices, a third
     of a second of every invocation before it did anything."""
-    code = ("import sys, typer.main, sadedup.cli\n"
-            "typer.main.get_command(sadedup.cli.app)\n"
-            "print(sorted(m for m in ('sqlalchemy', 'sadedup.inspect', 'sadedup.api') "
-            "if m in sys.modules and type(sys.modules[m]).__name__ != '_LazyModule'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    assert loaded_after("import typer.main, sadedup.cli\ntyper.main.get_command(sadedup.cli.app)",
+                        "sqlalchemy", "sadedup.inspect", "sadedup.api") == []
 
 
 def test_every_public_name_resolves():

@@ -353,7 +353,8 @@ def report(workdir: PathLike, output: PathLike | None = None, *, seed: int = 0, 
     """The audit report of a work folder as a dict (what `sadedup report --format json`
     prints: "documents" {input, kept, dropped {reason: n}, ...}, "chars" {input, output, ...},
     "minhash" {candidate_pairs, candidate_pair_share, bands, rows, measured, ...}, "stages",
-    "spans" per method, "sample", "resources", ...); with `output`, the self-contained HTML
+    "spans" per method, "sample", "resources", "unfinished" (the stages not done, as status
+    says them: a folder mid-way), ...); with `output`, the self-contained HTML
     page is written there too. `seed` draws the review sample and the sampled candidate pairs;
     `minhash_thresholds` / `min_lengths` add a sweep (see `sweep`)."""
     from . import audit as rep

@@ -696,12 +696,21 @@ def build_report(ws: Workspace, scratch: Path, seed: int = 0, sample: int = 6,
         data["sample"] = _sample(r, methods, sample)
         data["resources"] = _resources(r)
         data["sweep"] = None
+        data["unfinished"] = unfinished(ws)
         if min_lengths or minhash_thresholds:
             data["sweep"] = sw.sweep_held(ws, scratch, minhash_thresholds or [], min_lengths or [], executor, workers,
                                           strict=False)
     finally:
         con.close()
     return data
+
+
+def unfinished(ws: Workspace) -> list[dict[str, str]]:
+    """The workflow's stages that are not done ({stage, state, why}, as `sadedup status` says):
+    a report of a folder mid-way shows the numbers of the stages done so far, and says so."""
+    from .pipeline import standing
+
+    return [s for s in standing(ws, verify=False) if s["state"] != "done"]
 
 
 def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0, sample: int = 6,

@@ -393,7 +393,17 @@ def _summary(d: dict[str, Any]) -> str:
                      f"{num(s['chars_out'])} ({pct(s['chars_out'], chars['input'])})"))
     plots = (f'<div class="grid2"><figure>{hbars("Documents through the stages", rows, docs["input"])}</figure>'
              f'<figure>{hbars("Characters through the stages", crow, chars["input"])}</figure></div>')
-    return section("summary", "Summary", facts(cards) + plots)
+    return section("summary", "Summary", _unfinished(d) + facts(cards) + plots)
+
+
+def _unfinished(d: dict[str, Any]) -> str:
+    """The warning a report of a folder mid-way opens with: its numbers are not the run's."""
+    left = d.get("unfinished") or []
+    if not left:
+        return ""
+    items = "; ".join(f"{s['stage']} ({s['state']}: {s['why']})" for s in left)
+    return (f'<p class="warn">This work folder is not finished: the numbers below are those of the stages done '
+            f'so far, not of the workflow. Not done: {esc(items)}.</p>')
 
 
 def _stages(d: dict[str, Any]) -> str:

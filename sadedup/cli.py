@@ -612,8 +612,11 @@ def report(workdir: WorkdirArg,
         _write(insp.to_json(data, indent=1))
         return
     d = data["documents"]
+    left = data["unfinished"]
+    partial = (f"; unfinished: {', '.join(x['stage'] for x in left)} not done, see `sadedup status {workdir}`"
+               if left else "")
     result(f"report: {out} ({d['input']} documents in, {d['kept']} kept; {data['chars']['input']} characters in, "
-           f"{data['chars']['output']} out)")
+           f"{data['chars']['output']} out{partial})")
 
 
 @command()

@@ -256,7 +256,21 @@ def test_a_report_with_a_sweep_and_of_a_partial_folder(work, tmp_path):
     sadedup.ingest(root / "a.jsonl", tmp_path / "i", quiet=True)
     p = sadedup.report(tmp_path / "i", tmp_path / "i.html")
     assert p["documents"]["kept"] == p["documents"]["input"] > 0 and p["minhash"] is None and p["spans"] == {}
-    assert '<section id="minhash">' not in (tmp_path / "i.html").read_text()
+    page = (tmp_path / "i.html").read_text()
+    assert '<section id="minhash">' not in page
+    # and it says, on the page, in the json and on the command line, that these are not the run's numbers
+    assert [s["stage"] for s in p["unfinished"]][:2] == ["exact", "minhash"] and p["unfinished"][-1]["stage"] == "export"
+    assert {s["state"] for s in p["unfinished"]} == {"pending"}
+    assert "This work folder is not finished" in page and "minhash (pending: not run yet)" in page
+    line = cli(tmp_path, "report", "i", "-o", "i2.html").stdout
+    assert "unfinished: exact, minhash," in line and "see `sadedup status i`" in line
+    assert d["unfinished"] == [] and "not finished" not in audit_html.render(d)
+    # a finished folder with one stage rerun under another setting: what came after it is stale
+    shutil.copytree(w, tmp_path / "w2")
+    cli(tmp_path, "exact", "w2", "--set", "exact.lowercase=true")
+    q = sadedup.report(tmp_path / "w2")
+    assert "minhash" in [s["stage"] for s in q["unfinished"] if s["state"] == "stale"]
+    assert q["unfinished"][-1]["stage"] == "export"
     with pytest.raises(sadedup.SadedupError, match="inside the work folder"):
         sadedup.report(w, w / "r.html")
 

@@ -15,10 +15,14 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import formats
 from .errors import SadedupError
 from .locations import Url, as_path, check_writable, is_url
+
+if TYPE_CHECKING:
+    from .config import Workflow
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,9 @@ class Output:
     def url(self, i: int = 0) -> Url:
         return Url(self.part(i))
 
-    def check(self, inputs: list) -> None:
-        """Everything about the output that can be known before any work."""
+    def check(self, inputs: list, claimed: list[tuple[str, str]] = ()) -> None:
+        """Everything about the output that can be known before any work (`claimed`: see
+        `claimed`)."""
         from .writers import check_output
 
         if self.remote:
@@ -75,7 +80,7 @@ class Output:
 
                 formats.output_schema(expand_inputs(list(inputs))[0])
             return
-        check_output(self.first, inputs)
+        check_output(self.first, inputs, claimed)
 
 
 def _check_pattern(spec: str) -> None:
@@ -93,6 +98,22 @@ def _check_pattern(spec: str) -> None:
         spec.format(shard=0)
     except (ValueError, IndexError, KeyError) as e:
         raise SadedupError(f"output {spec}: {{shard}} has a format that does not take a number ({e})") from None
+
+
+def claimed(wf: Workflow, output: str | None) -> list[tuple[str, str]]:
+    """The user's files a work folder reads or writes besides its inputs, each with what it is:
+    the eval files, the clean eval rows' file and the export's output. One of them written
+    over by another is lost (an eval set overwritten by the export, or by its own clean rows,
+    is decontaminated against next time), so each of these outputs is checked against the
+    others (the one being checked is left out by the caller)."""
+    cfg = wf.decontaminate
+    return [*((e, "one of the eval files (decontaminate.eval)") for e in cfg.eval),
+            *([(cfg.write_clean_eval, CLEAN_EVAL)] if cfg.write_clean_eval else []),
+            *([(output, OUTPUT)] if output else [])]
+
+
+CLEAN_EVAL = "the file of the clean eval rows (decontaminate.write_clean_eval)"
+OUTPUT = "the work folder's output"
 
 
 def output_of(spec: str | Path) -> Output:

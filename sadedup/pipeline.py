@@ -27,7 +27,7 @@ from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
 from .workspace import MARKER, Workspace
 from .locations import has_glob, is_url
-from .outputs import output_of
+from .outputs import claimed, output_of
 
 # modules the workers import while the driver ingests (numpy, pydivsufsort, the native core)
 PRELOAD = ("sadedup.stages.build", "sadedup.stages.repeats")
@@ -141,7 +141,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
             if isinstance(f.path, Path) and f.path.resolve().is_relative_to(root):
                 raise SadedupError(f"input {f.path} is inside the work folder {workdir}; put the work folder elsewhere")
     if output is not None:
-        _check_output(output, list(inputs or []), workdir)
+        _check_output(output, list(inputs or []), workdir, wf)
     if restart and files is None:  # said before the folder is emptied, not after
         raise SadedupError("--restart forgets the recorded inputs: pass --input PATH too")
     refs = reference.check(wf, root, output)  # a reference that is unfinished or made otherwise: refused before any write
@@ -162,6 +162,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         state = ws.read_state()
         if files is None and not (state or {}).get("inputs"):
             raise SadedupError("no input given: pass --input PATH (a file or a folder)")
+        _check_clean_eval(wf, ws.root, [f.path for f in files] if files is not None else
+                          [d["path"] for d in state["inputs"]], output if output is not None else ws.output)
         ws.configure(wf, files, output, unsupported=unsupported)
         reference.adopt(ws, refs)
         _retire(ws)
@@ -179,18 +181,27 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     return ws
 
 
-def _check_output(output: str | Path, inputs: list, workdir: str | Path) -> None:
+def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Workflow) -> None:
     """Everything about the output that can be known before any work."""
     out = output_of(output)
     if not out.remote and Path(out.first).resolve().is_relative_to(Path(workdir).resolve()):
         raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
-    out.check(inputs)
+    out.check(inputs, claimed(wf, None))
     if out.remote:
         return  # the check wrote a probe object there
     output = out.first
     if not os.access(Path(output).resolve().parent, os.W_OK):  # found now, not at export
         raise SadedupError(f"output {output}: cannot write in {Path(output).resolve().parent} (permission denied "
                            f"or a read-only file system)")
+
+
+def _check_clean_eval(wf: Workflow, root: Path, inputs: list, output: str | Path | None) -> None:
+    """The file of the clean eval rows, refused before any work when it would write over an
+    input, an eval file, the output or the work folder (as --output is)."""
+    if wf.decontaminate.write_clean_eval and graph.enabled("decontaminate", wf):
+        from .stages.decontaminate import check_clean_eval
+
+        check_clean_eval(wf, root, inputs, output)
 
 
 def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path | None = None,
@@ -202,13 +213,15 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
     ws = Workspace(workdir)
     ws.lock()
     try:
-        if output is not None:
-            _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir)
         if overrides or output is not None:
             wf = reference.anchor(anchored(apply_overrides(ws.workflow, overrides or [])))
+            if output is not None:
+                _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir, wf)
             check_budget(wf)
             refs = reference.check(wf, ws.root, output)
             old = ws.read_state()
+            _check_clean_eval(wf, ws.root, [d["path"] for d in (old or {}).get("inputs") or []],
+                              output if output is not None else ws.output)
             ws.configure(wf, None, None if output is None else str(output))
             reference.adopt(ws, refs)
             if require is not None:

@@ -486,22 +486,29 @@ class ParquetWriter(Writer):
         super().abort()
 
 
-def check_output(path: str | Path, inputs: list[str | Path] = ()) -> None:
+def check_output(path: str | Path, inputs: list[str | Path] = (), claimed: list[tuple[str, str]] = (),
+                 name: str = "output") -> None:
     """Refuses, before any work, an output sadedup cannot write or must not: an unknown format,
-    a missing folder, a folder, one of the inputs, a file inside an input folder, Parquet
-    output of Parquet inputs whose schemas do not merge (formats.output_schema)."""
+    a missing folder, a folder, one of the inputs, a file inside an input folder, one of the
+    `claimed` (path, what it is) files the work folder reads or writes besides (outputs.claimed),
+    Parquet output of Parquet inputs whose schemas do not merge (formats.output_schema). `name`:
+    how the messages call the file (the setting that names it)."""
     path = Path(path)
     fmt, _ = formats.output_kind(path)
     if not path.parent.is_dir():
-        raise SadedupError(f"output {path}: folder {path.parent} does not exist")
+        raise SadedupError(f"{name} {path}: folder {path.parent} does not exist")
     if path.is_dir():
-        raise SadedupError(f"output {path}: is a folder; name a file")
+        raise SadedupError(f"{name} {path}: is a folder; name a file")
     real = path.resolve()
-    for i in map(Path, (i for i in inputs if not is_url(i))):
+    for i, what in [*((i, "") for i in inputs), *claimed]:
+        if is_url(i):
+            continue
+        i = Path(i)
         if real == i.resolve():
-            raise SadedupError(f"output {path} is one of the inputs; write it elsewhere")
+            raise SadedupError(f"{name} {path} is {what or 'one of the inputs'}; write it elsewhere")
         if i.is_dir() and real.is_relative_to(i.resolve()):
-            raise SadedupError(f"output {path} is inside the input folder {i}; write it elsewhere")
+            raise SadedupError(f"{name} {path} is inside the {'folder of ' + what if what else 'input folder'} {i}; "
+                               f"write it elsewhere")
     if fmt.name == "parquet" and inputs:
         formats.output_schema(expand_inputs(list(inputs))[0])
 

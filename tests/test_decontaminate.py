@@ -292,6 +292,27 @@ def test_changed_eval_set_makes_the_stage_stale(cli, tmp_path):
     assert ref["items"][-2][3] == "contaminated"
 
 
+def test_no_output_writes_over_an_input_an_eval_file_or_another_output(cli, tmp_path):
+    """The clean eval rows' file and the export's output are each refused, before any work,
+    when they name a corpus input, an eval file, the other one or a file in the work folder:
+    `decontaminate --write-clean-eval corpus.jsonl` wrote the clean rows over the corpus, and
+    `export --output eval.jsonl` the documents over the eval set the next run then read."""
+    corpus_files(tmp_path)
+    cli("run", "--input", "corpus.jsonl", "--output", "out.jsonl", "--workdir", "work", *SETS)
+    mine = {n: (tmp_path / n).read_bytes() for n in ("corpus.jsonl", "eval.jsonl", "out.jsonl")}
+    state = (tmp_path / "work" / "state.json").read_bytes()
+    for args, said in [(("decontaminate", "work", "--write-clean-eval", "corpus.jsonl"), "is one of the inputs"),
+                       (("run", "--workdir", "work", "--write-clean-eval", "out.jsonl"), "is the work folder's output"),
+                       (("decontaminate", "work", "--write-clean-eval", "work/clean.jsonl"), "inside the work folder"),
+                       (("export", "work", "--output", "eval.jsonl"), "is one of the eval files")]:
+        p = cli(*args, check=False)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and said in lines[0], (args, p.stderr)
+        assert {n: (tmp_path / n).read_bytes() for n in mine} == mine, args
+    assert (tmp_path / "work" / "state.json").read_bytes() == state  # nothing of the refused settings kept
+    assert not (tmp_path / "work" / "clean.jsonl").exists()
+
+
 def test_results_do_not_depend_on_chunks_or_workers(tmp_path, monkeypatch):
     """Many chunk tasks on two worker processes decide as one chunk inline does, and both as
     the reference does."""

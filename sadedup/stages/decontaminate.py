@@ -61,7 +61,7 @@ import numpy as np
 import xxhash
 
 from .. import native
-from ..config import DecontaminateConfig
+from ..config import DecontaminateConfig, Workflow
 from ..errors import SadedupError
 from ..progress import say
 from ..readers import InputFile, Record, expand_inputs, read_records
@@ -329,7 +329,7 @@ class Decontaminate(SpanStage):
     def run(self, ctx: Context) -> dict[str, Any]:
         out = ctx.wf.decontaminate.write_clean_eval
         if out:  # refused before any work, as --output is
-            check_clean_eval(ctx.wf.decontaminate, Path(out))
+            check_clean_eval(ctx.wf, ctx.ws.root, [d["path"] for d in ctx.ws.read_state()["inputs"]], ctx.ws.output)
         detail = super().run(ctx)
         if out:
             rows, written = write_clean_eval(ctx, Path(out))
@@ -445,15 +445,24 @@ def _ids_sum(ids: np.ndarray) -> str:
 # ---- the clean eval rows
 
 
-def check_clean_eval(cfg: DecontaminateConfig, path: Path) -> None:
-    """Before any work: the file can be written, is none of the eval files, and is named in
-    their format (when they have one with a writer: a .txt eval set may be written as JSONL or
-    Parquet)."""
+def check_clean_eval(wf: Workflow, root: Path, inputs: list, output: str | Path | None) -> None:
+    """Before any work: the file can be written, is outside the work folder `root` and none of
+    the `inputs`, the eval files or the `output` (outputs.claimed), and is named in the eval
+    files' format (when they have one with a writer: a .txt eval set may be written as JSONL
+    or Parquet)."""
     from .. import formats
+    from ..outputs import CLEAN_EVAL, claimed
     from ..writers import check_output
 
+    cfg = wf.decontaminate
+    path = Path(cfg.write_clean_eval)
+    name = "decontaminate.write_clean_eval"
+    if path.resolve().is_relative_to(Path(root).resolve()):
+        raise SadedupError(f"{name} {path} is inside the work folder {root}; write it elsewhere")
     files = eval_files(cfg)
-    check_output(path, [f.path for f in files])
+    check_output(path, inputs, [*((str(f.path), "one of the eval files (decontaminate.eval)") for f in files),
+                                *(c for c in claimed(wf, None if output is None else str(output))
+                                  if c[1] != CLEAN_EVAL)], name=name)
     kinds = {f.format for f in files}
     fmt, _ = formats.output_kind(path)
     if len(kinds) == 1 and formats.BY_NAME[next(iter(kinds))].writer is not None and fmt.name not in kinds:

@@ -35,7 +35,7 @@ from ..progress import bar, warn
 from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, jsonl_lines, parquet_batches,
                        parse_json_row, read_records)
 from ..locations import as_path, expand_glob, upload
-from ..outputs import Output, describe, output_of
+from ..outputs import Output, claimed, describe, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, open_writer, row_of
 from .base import Context, Stage, driver_wrote
@@ -399,7 +399,7 @@ class Export(Stage):
         if not out.remote and out.local().is_relative_to(ctx.ws.root.resolve()):
             raise SadedupError(f"output {out.spec} is inside the work folder {ctx.ws.root}; write it elsewhere")
         recorded = ctx.ws.read_state()["inputs"]
-        out.check([d["path"] for d in recorded])  # before its lock file is made beside it
+        out.check([d["path"] for d in recorded], claimed(ctx.wf, None))  # before its lock file is made beside it
         if out.remote:  # an object store has no lock to take: one writer per URL is the user's to keep
             return self._write(ctx, out, recorded)
         with output_lock(out.local()):

@@ -1,12 +1,36 @@
 """The `sadedup` command: a thin layer over the Python API in sadedup.pipeline / sadedup.inspect."""
 from __future__ import annotations
 
-import functools
-import gc
-import importlib
 import os
 import signal
 import sys
+
+
+def _interrupted_line(signum: int) -> str:
+    name = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
+    return f"sadedup: interrupted ({name}); rerun the same command to resume"
+
+
+def _signal_while_loading(signum: int, frame: Any) -> None:
+    """Ctrl-C or SIGTERM while the command's modules load, before main() answers signals:
+    nothing is written yet, so the process ends here, with the line of an interruption, not
+    Python's traceback of the import it stopped (or an exit that import machinery may eat)."""
+    os.write(2, (_interrupted_line(signum) + "\n").encode())
+    os._exit(128 + signum)
+
+
+# only in the command itself (`python -m sadedup.cli`, the `sadedup` script), not in a program
+# that imports this module, and only where Python's own handler is in place: a pool worker,
+# which imports this module as its main one, starts with SIGINT ignored and keeps it so
+if (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "sadedup") and \
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _signal_while_loading)
+    signal.signal(signal.SIGTERM, _signal_while_loading)
+
+# the handlers above are set before the imports, which take most of a command's start
+import functools
+import gc
+import importlib
 import traceback
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -704,17 +728,25 @@ def _fail(message: str, code: int, exc: BaseException | None = None) -> None:
     sys.exit(code)
 
 
+_signalled: int | None = None
+
+
 def _on_signal(signum, frame) -> None:
     """SIGINT and SIGTERM end the command as an exception, so every stage records where it
-    stopped and the workers go; a second signal ends the process at once."""
+    stopped and the workers go; a second signal ends the process at once. The signal is
+    also remembered: raised inside a lazily loaded module's import, the exception is dropped
+    by the import machinery (the module's __spec__ lookup clears it), and the command then
+    fails on the half-loaded module instead ("cannot import name ..."): main() says it was
+    interrupted whatever it ends with."""
+    global _signalled
+    _signalled = signum
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     raise Interrupted(signum)
 
 
 def _interrupted(signum: int) -> None:
-    name = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
-    print(f"sadedup: interrupted ({name}); rerun the same command to resume", file=sys.stderr)
+    print(_interrupted_line(signum), file=sys.stderr)
     sys.exit(128 + signum)
 
 
@@ -740,17 +772,21 @@ def main() -> None:
         code = app(standalone_mode=False, prog_name="sadedup")
         if isinstance(code, int) and code == 130:  # typer's word for a KeyboardInterrupt it caught
             _interrupted(signal.SIGINT)
+        if _signalled is not None:  # the interrupt was dropped on its way (see _on_signal)
+            _interrupted(_signalled)
         if isinstance(code, int) and code:
             sys.exit(code)
     except Interrupted as e:
         _interrupted(e.signum)
-    except SadedupError as e:
-        _fail(str(e), 2, e if e.__cause__ is not None else None)
     except KeyboardInterrupt:
         _interrupted(signal.SIGINT)
     except SystemExit:
         raise
-    except Exception as e:  # click usage errors, the disk, and the unexpected
+    except Exception as e:  # a SadedupError, click usage errors, the disk, and the unexpected
+        if _signalled is not None:  # what the interrupt left half done failed (see _on_signal)
+            _interrupted(_signalled)
+        if isinstance(e, SadedupError):
+            _fail(str(e), 2, e if e.__cause__ is not None else None)
         usage, abort, noargs = _click_errors()
         if noargs and isinstance(e, noargs):
             sys.exit(2)  # the help was printed

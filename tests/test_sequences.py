@@ -351,6 +351,27 @@ def test_an_interrupted_run_says_so_and_resumes(tmp_path, long_run, sig, code):
     assert (tmp_path / "o.jsonl").read_bytes() == uninterrupted
 
 
+@pytest.mark.parametrize("module", ["typer.colors", "sqlalchemy.util"])
+def test_ctrl_c_while_the_command_loads_is_one_line_and_130(tmp_path, module):
+    """Ctrl-C while a command's modules load: the CLI's own (typer, before main() set its
+    handler) printed Python's KeyboardInterrupt traceback; inside a lazily loaded module
+    (sqlalchemy under sadedup.db) the import machinery dropped the interrupt and the command
+    died on the half-loaded module, "internal error: ImportError: cannot import name
+    'DB_NAME'", exit 1. -X importtime says when `module` is loaded: the signal comes then."""
+    p = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "sadedup.cli", "status", str(tmp_path / "w")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "CI": "1"})
+    said = []
+    for line in p.stderr:
+        said.append(line)
+        if line.startswith("import time:") and line.rsplit("|", 1)[-1].strip() == module:
+            p.send_signal(signal.SIGINT)
+            break
+    said += p.stderr.readlines()
+    p.wait(timeout=60)
+    own = [x.strip() for x in said if not x.startswith("import time:")]
+    assert p.returncode == 130 and own == ["sadedup: interrupted (Ctrl-C); rerun the same command to resume"], said
+
+
 def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, first_run, tmp_path):
     """Schema 1 (no spans.method, no stages.key, user_version 0): opened for writing, it gets
     the new columns and indexes, and the next run redoes what it cannot vouch for."""

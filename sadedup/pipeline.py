@@ -25,7 +25,7 @@ from .readers import expand_inputs
 from .stages.base import Context, Stage
 from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
-from .workspace import MARKER, Workspace
+from .workspace import MARKER, Workspace, owned_names
 from .locations import has_glob, is_url
 from .outputs import claimed, output_of
 
@@ -144,6 +144,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         _check_output(output, list(inputs or []), workdir, wf)
     if restart and files is None:  # said before the folder is emptied, not after
         raise SadedupError("--restart forgets the recorded inputs: pass --input PATH too")
+    if restart:
+        _check_not_inside_what_restart_deletes(root)
     refs = reference.check(wf, root, output)  # a reference that is unfinished or made otherwise: refused before any write
     try:
         ws = Workspace(workdir, create=True)
@@ -179,6 +181,18 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         ws.unlock()
         raise
     return ws
+
+
+def _check_not_inside_what_restart_deletes(root: Path) -> None:
+    """--restart from inside a folder it deletes (`cd work/ingest`) emptied the work folder and
+    then failed on the vanished current folder, on every later try too: refused first."""
+    try:
+        here = Path.cwd().resolve()
+    except FileNotFoundError:
+        raise SadedupError("the current folder no longer exists; run the command from another folder") from None
+    if here.is_relative_to(root) and here != root and here.relative_to(root).parts[0] in owned_names():
+        raise SadedupError(f"the current folder {here} is inside {root / here.relative_to(root).parts[0]}, which "
+                           f"--restart deletes; run the command from another folder")
 
 
 def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Workflow) -> None:

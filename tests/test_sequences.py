@@ -245,6 +245,25 @@ def test_restart_deletes_only_what_sadedup_wrote(cli, corpus, first_run, tmp_pat
     assert not (tmp_path / "o2.jsonl").exists()
 
 
+def test_restart_from_inside_a_folder_it_deletes_is_refused(corpus, first_run, tmp_path):
+    """`cd work/ingest; sadedup run ... --workdir .. --restart` emptied the work folder and then
+    died on the vanished current folder ("internal error: FileNotFoundError"), and so did every
+    later try from there; from the work folder itself it restarts."""
+    w = tmp_path / "w"
+    want, _ = first_run(w)
+    before = sorted(p.name for p in w.iterdir())
+
+    def restart(cwd: Path, workdir: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "sadedup.cli", "run", "--input", str(corpus), "--output",
+                               str(tmp_path / "o.jsonl"), "--workdir", workdir, *SMALL, "--restart"],
+                              capture_output=True, text=True, cwd=cwd, env={**os.environ, "CI": "1"})
+
+    one_line_refusal(restart(w / "ingest", ".."), "inside", "ingest", "--restart deletes")
+    assert sorted(p.name for p in w.iterdir()) == before and current(w)
+    p = restart(w, ".")
+    assert p.returncode == 0 and (tmp_path / "o.jsonl").read_bytes() == want, p.stderr
+
+
 def test_a_work_folder_inside_the_input_folder_is_refused(cli, corpus, tmp_path):
     data = tmp_path / "data"
     data.mkdir()

@@ -32,8 +32,10 @@ from . import __version__, db, graph, reference
 from . import lsh as mh
 from . import sweeps as sw
 from .errors import SadedupError
+from .outputs import claimed
 from .store import TextStore
 from .workspace import Workspace, load_npy
+from .writers import check_apart
 
 # how much corpus text a report shows per document, in characters
 SNIPPET = 600
@@ -738,6 +740,8 @@ def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0,
         if out_path is not None:  # said before any work
             if out_path.resolve().is_relative_to(ws.root.resolve()):
                 raise SadedupError(f"report {output} is inside the work folder {ws.root}; write it elsewhere")
+            check_apart(out_path, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []],
+                        claimed(ws.workflow, ws.output), name="report")
             if not os.access(out_path.resolve().parent, os.W_OK):
                 raise SadedupError(f"report {output}: cannot write in {out_path.resolve().parent}")
         with sw.scratch_folder(ws) as scratch:

@@ -499,6 +499,16 @@ def check_output(path: str | Path, inputs: list[str | Path] = (), claimed: list[
         raise SadedupError(f"{name} {path}: folder {path.parent} does not exist")
     if path.is_dir():
         raise SadedupError(f"{name} {path}: is a folder; name a file")
+    check_apart(path, inputs, claimed, name)
+    if fmt.name == "parquet" and inputs:
+        formats.output_schema(expand_inputs(list(inputs))[0])
+
+
+def check_apart(path: str | Path, inputs: list[str | Path] = (), claimed: list[tuple[str, str]] = (),
+                name: str = "output") -> None:
+    """Refuses a file to write (`name` says which) that is one of the inputs or inside an input
+    folder, or one of the `claimed` (path, what it is) files (outputs.claimed)."""
+    path = Path(path)
     real = path.resolve()
     for i, what in [*((i, "") for i in inputs), *claimed]:
         if is_url(i):
@@ -509,8 +519,6 @@ def check_output(path: str | Path, inputs: list[str | Path] = (), claimed: list[
         if i.is_dir() and real.is_relative_to(i.resolve()):
             raise SadedupError(f"{name} {path} is inside the {'folder of ' + what if what else 'input folder'} {i}; "
                                f"write it elsewhere")
-    if fmt.name == "parquet" and inputs:
-        formats.output_schema(expand_inputs(list(inputs))[0])
 
 
 @dataclass(frozen=True)

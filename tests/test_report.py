@@ -275,6 +275,18 @@ def test_a_report_with_a_sweep_and_of_a_partial_folder(work, tmp_path):
         sadedup.report(w, w / "r.html")
 
 
+def test_the_page_is_never_written_over_an_input_or_the_output(work):
+    """`report -o a.jsonl` wrote the HTML page over the corpus (and the next run then refused
+    the changed input, the corpus lost); over the folder's output, its export: one line now."""
+    root, w, _ = work
+    mine = {n: (root / n).read_bytes() for n in ("a.jsonl", "out.jsonl")}
+    for name, said in (("a.jsonl", "is one of the inputs"), ("out.jsonl", "is the work folder's output")):
+        p = cli(root, "report", w, "-o", name, check=False)
+        assert p.returncode == 2 and p.stderr.strip().splitlines() == [f"sadedup: error: report {name} {said}; "
+                                                                       f"write it elsewhere"], p.stderr
+    assert {n: (root / n).read_bytes() for n in mine} == mine
+
+
 def _png_pixels(path: Path) -> tuple[int, int, bytes]:
     """Width, height and the raw (filtered) scanlines of a PNG: enough to tell a blank page."""
     data = path.read_bytes()

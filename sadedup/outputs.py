@@ -12,6 +12,7 @@ A format field other than `shard` in the name is refused, as is `{shard}` in a f
 """
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,23 @@ class Output:
                 formats.output_schema(expand_inputs(list(inputs))[0])
             return
         check_output(self.first, inputs, claimed)
+        if self.sharded:
+            self._check_parts(inputs, claimed)
+
+    def _check_parts(self, inputs: list, claimed: list[tuple[str, str]]) -> None:
+        """Every part, not only the first, refused over an input or a claimed file: with
+        inputs a.jsonl and q-00001.jsonl, output q-{shard:05d}.jsonl wrote its part 1 over
+        the second input. A part is any name the pattern makes, whatever the part count."""
+        _check_pattern(self.spec)
+        folder, name = Path(self.spec).parent.resolve(), Path(self.spec).name
+        regex = re.compile("".join(re.escape(text) + (r"[-+ ]*\d+" if field is not None else "")
+                                   for text, field, _, _ in string.Formatter().parse(name)))
+        for path, what in [*((i, "one of the inputs") for i in inputs), *claimed]:
+            if is_url(path):
+                continue
+            p = Path(path).resolve()
+            if p.parent == folder and regex.fullmatch(p.name):
+                raise SadedupError(f"output {self.spec}: its part {p.name} is {what}; write it elsewhere")
 
 
 def _check_pattern(spec: str) -> None:

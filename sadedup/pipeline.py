@@ -141,7 +141,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
             if isinstance(f.path, Path) and f.path.resolve().is_relative_to(root):
                 raise SadedupError(f"input {f.path} is inside the work folder {workdir}; put the work folder elsewhere")
     if output is not None:
-        _check_output(output, list(inputs or []), workdir, wf)
+        _check_output(output, list(inputs or []), workdir, wf, [f.path for f in files or []])
     if restart and files is None:  # said before the folder is emptied, not after
         raise SadedupError("--restart forgets the recorded inputs: pass --input PATH too")
     if restart:
@@ -195,12 +195,13 @@ def _check_not_inside_what_restart_deletes(root: Path) -> None:
                            f"--restart deletes; run the command from another folder")
 
 
-def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Workflow) -> None:
-    """Everything about the output that can be known before any work."""
+def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Workflow, files: list = ()) -> None:
+    """Everything about the output that can be known before any work. `files`: those the
+    inputs stand for (a folder's, a glob's), which a part of a sharded output may name."""
     out = output_of(output)
     if not out.remote and Path(out.first).resolve().is_relative_to(Path(workdir).resolve()):
         raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
-    out.check(inputs, claimed(wf, None))
+    out.check(inputs, [*((str(f), "one of the inputs") for f in files), *claimed(wf, None)])
     if out.remote:
         return  # the check wrote a probe object there
     output = out.first

@@ -838,6 +838,18 @@ def test_output_path_refused_before_any_work(cli, tmp_path):
     assert not (tmp_path / "w").exists() and inp.read_bytes() == line(1, "text") + b"\n"
 
 
+def test_a_part_of_a_sharded_output_over_an_input_is_refused(cli, tmp_path):
+    """Only the first part was checked: with inputs a.jsonl and q-00001.jsonl, output
+    q-{shard:05d}.jsonl wrote its part 1 over the second input (given by name or by a glob)."""
+    a = write_lines(tmp_path / "a.jsonl", [line(1, "one")])
+    q = write_lines(tmp_path / "q-00001.jsonl", [line(2, "two")])
+    for given in (["--input", a, "--input", q], ["--input", str(tmp_path / "*.jsonl")]):
+        p = cli("run", *given, "--output", tmp_path / "q-{shard:05d}.jsonl", "--workdir", tmp_path / "w", check=False)
+        assert_one_line(p, f"output {tmp_path / 'q-{shard:05d}.jsonl'}: its part q-00001.jsonl is one of the inputs; "
+                           f"write it elsewhere")
+        assert not (tmp_path / "w").exists() and q.read_bytes() == line(2, "two") + b"\n"
+
+
 def test_usage_errors_are_one_line(cli, tmp_path):
     for args, message in ((["run", "--bogus"], "No such option: --bogus (see `sadedup run --help`)"),
                           (["run", "--workers", "x"], "Invalid value for '--workers': Input should be a valid "

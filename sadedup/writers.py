@@ -517,8 +517,8 @@ def check_apart(path: str | Path, inputs: list[str | Path] = (), claimed: list[t
         if real == i.resolve():
             raise SadedupError(f"{name} {path} is {what or 'one of the inputs'}; write it elsewhere")
         if i.is_dir() and real.is_relative_to(i.resolve()):
-            raise SadedupError(f"{name} {path} is inside the {'folder of ' + what if what else 'input folder'} {i}; "
-                               f"write it elsewhere")
+            where = f"{i}, {what}" if what else f"the input folder {i}"
+            raise SadedupError(f"{name} {path} is inside {where}; write it elsewhere")
 
 
 @dataclass(frozen=True)

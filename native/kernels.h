@@ -436,4 +436,12 @@ int64_t sd_lines_none(const int64_t *gid, const int64_t *line, int64_t m, int64_
 int64_t sd_char_values(const uint8_t *delta, int64_t n, const int64_t *doc_start, int64_t ndocs, const int64_t *xpos,
                        const int64_t *xval, int64_t nx, const int64_t *q, int64_t nq, int64_t *out);
 
+/* Export's copy of kept JSONL rows (jsonl.c): the whole lines of buf[start:end) (each ends
+ * in '\n'), counted from row *row, matched in order to the documents' rows[*at..m) (ascending);
+ * each kept[k] != 0 one written to out (room for end - start bytes) as read, without BOM and
+ * line end, then '\n'. Advances *row and *at, sets *written to the lines written; returns the
+ * bytes written, -1 when the last line has no '\n'. */
+int64_t sd_jsonl_kept(const uint8_t *buf, int64_t start, int64_t end, int64_t *row, const int64_t *rows,
+                      const int64_t *kept, int64_t m, int64_t *at, uint8_t *out, int64_t *written);
+
 #endif

@@ -1346,6 +1346,28 @@ static PyObject *py_gather_lines(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* jsonl_kept(buf, start, end, row, rows, kept, at, out) -> (bytes, row, at, lines) */
+static PyObject *py_jsonl_kept(PyObject *self, PyObject *args) {
+    Py_buffer buf, rows, kept, out;
+    long long start, end, row, at;
+    if (!PyArg_ParseTuple(args, "y*LLLy*y*Lw*", &buf, &start, &end, &row, &rows, &kept, &at, &out)) return NULL;
+    PyObject *ret = NULL;
+    int64_t m = rows.len / 8, r = row, k = at, w = 0, o = 0;
+    if (start < 0 || start > end || end > buf.len) {
+        PyErr_SetString(PyExc_ValueError, "jsonl_kept: start and end must lie within the buffer");
+    } else if (kept.len / 8 != m || at < 0 || at > m) {
+        PyErr_SetString(PyExc_ValueError, "jsonl_kept: rows and kept must have one entry per document");
+    } else if (need(&out, end - start, "out")) {
+        Py_BEGIN_ALLOW_THREADS
+        o = sd_jsonl_kept(buf.buf, start, end, &r, rows.buf, kept.buf, m, &k, out.buf, &w);
+        Py_END_ALLOW_THREADS
+        if (o < 0) PyErr_SetString(PyExc_ValueError, "jsonl_kept: the last line has no line feed");
+        else ret = Py_BuildValue("LLLL", (long long)o, (long long)r, (long long)k, (long long)w);
+    }
+    PyBuffer_Release(&buf); PyBuffer_Release(&rows); PyBuffer_Release(&kept); PyBuffer_Release(&out);
+    return ret;
+}
+
 /* hash_pieces(buf, hash, empty) -> pieces */
 static PyObject *py_hash_pieces(PyObject *self, PyObject *args) {
     Py_buffer buf, hash, empty;
@@ -1434,6 +1456,7 @@ static PyMethodDef methods[] = {
     {"anchors", py_anchors, METH_VARARGS, "Winnowing anchors of the in-document L-windows."},
     {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},
     {"gather_regions", py_gather_regions, METH_VARARGS, "The regions' tokens, in order."},
+    {"jsonl_kept", py_jsonl_kept, METH_VARARGS, "The kept rows of whole JSONL lines, as read."},
     {"member", py_member, METH_VARARGS, "Membership of uint64 values in a set of distinct ones."},
     {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},

@@ -187,6 +187,16 @@ def gather_regions(tokens: np.ndarray, starts: np.ndarray, ends: np.ndarray, out
     _native.gather_regions(_c(tokens), token_size(tokens), _c(starts), _c(ends), _c(out))
 
 
+def jsonl_kept(buf, start: int, end: int, row: int, rows: np.ndarray, kept: np.ndarray, at: int,
+               out: bytearray) -> tuple[int, int, int, int]:
+    """The kept documents' lines of the whole JSONL lines buf[start:end], as read (see
+    native/jsonl.c), into out; rows, kept: int64, one entry per document. Returns (bytes
+    written, the row after, the document after, lines written)."""
+    if rows.dtype != np.int64 or kept.dtype != np.int64:
+        raise TypeError("rows and kept must be int64")
+    return _native.jsonl_kept(buf, int(start), int(end), int(row), _buf(rows), _buf(kept), int(at), out)
+
+
 def count_runs(wl: np.ndarray, L: int) -> int:
     """Distinct windows in a stream."""
     return int(np.count_nonzero(wl < L)) + int(len(wl) > 0 and wl[0] >= L)

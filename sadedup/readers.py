@@ -416,6 +416,70 @@ def _split_lines(f: BinaryIO, size: int | None) -> Iterator[bytes]:
         yield from lines
 
 
+def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview, int], None], on_read=lambda n: None,
+               piece: tuple[int, int, int] | None = None) -> tuple[int, int]:
+    """The lines of an uncompressed JSONL input (or of one piece, as `read_records` takes it)
+    that documents come from: rows (their row numbers, ascending; int64) each matched in turn
+    to its line, those with kept[k] != 0 handed to `write` as read, as jsonl_lines gives them
+    and each with a line feed, a block of lines at a time (with how many lines) (native/jsonl.c: export's copy of
+    kept rows without a Python object per line). Returns (documents matched, lines written);
+    fewer documents than rows when the input lost rows since they were read."""
+    from . import native
+
+    if inp.compression is not None:
+        raise ValueError("jsonl_kept reads uncompressed JSONL only")
+    start, size, row = 0, None, 0
+    if piece is not None:  # (start, end, rows before start): start and end are line starts
+        start, end, row = piece
+        size = end - start
+    at = lines = 0
+    out = bytearray(_BLOCK + 1)
+    rest: list[bytes] = []  # the start of a line longer than what is read so far
+
+    def copy(buf: bytes, a: int, b: int) -> None:
+        nonlocal row, at, lines, out
+        if len(out) < b - a:
+            out = bytearray(b - a)
+        n, row, at, w = native.jsonl_kept(buf, a, b, row, rows, kept, at, out)
+        lines += w
+        with memoryview(out) as mv:
+            write(mv[:n], w)
+
+    def read(f: BinaryIO, n: int) -> bytes:
+        try:
+            return f.read(n)
+        except OSError as e:  # the disk, not the data: a rerun may read it (a write error is the output's)
+            raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
+
+    with _open_binary(inp, on_read, start) as f:
+        while True:
+            block = read(f, _BLOCK if size is None else min(_BLOCK, size))
+            if not block:
+                if rest:  # a last line without a line feed is a line
+                    rest.append(b"\n")
+                    tail = b"".join(rest)
+                    copy(tail, 0, len(tail))
+                break
+            if size is not None:
+                size -= len(block)
+            a = 0
+            if rest:
+                i = block.find(b"\n")
+                if i < 0:
+                    rest.append(block)
+                    continue
+                rest.append(block[:i + 1])
+                head, rest = b"".join(rest), []
+                copy(head, 0, len(head))
+                a = i + 1
+            b = block.rfind(b"\n") + 1
+            if b > a:
+                copy(block, a, b)
+            if len(block) > max(a, b):
+                rest.append(block[max(a, b):])
+    return at, lines
+
+
 def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
     """A Parquet input, checked to be readable and to have the text column."""
     import pyarrow as pa

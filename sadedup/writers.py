@@ -235,6 +235,14 @@ class JsonlWriter(Writer):
             raise note_path(e, self.tmp)
         self.rows += 1
 
+    def write_lines(self, lines: memoryview, n: int) -> None:
+        """n rows as read, each with its line feed (readers.jsonl_kept)."""
+        try:
+            self.f.write(lines)
+        except OSError as e:
+            raise note_path(e, self.tmp)
+        self.rows += n
+
     def _encode(self, row: dict) -> bytes:
         """json.dumps(row, ensure_ascii=False), byte for byte, but the text (most of the
         bytes) is escaped by orjson: the same escapes for every code point, 10x faster.

@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -438,3 +439,49 @@ def test_jsonl_rows_across_read_blocks(tmp_path, monkeypatch, block):
     assert len(pieces) == 3
     assert [(r.row, r.raw) for p in pieces for r in readers.jsonl_lines(inp, piece=p)] == want
     assert [r.row for r in readers.read_records(inp, "text", "id")] == [1, 4, 6, 7]
+
+
+@pytest.mark.parametrize("block", [1, 2, 5, 4096])
+def test_kept_rows_copied_in_blocks_are_the_rows_as_read(tmp_path, monkeypatch, block):
+    """Export's copy of kept JSONL rows a block of lines at a time (readers.jsonl_kept,
+    native/jsonl.c) writes the lines jsonl_lines gives for the same documents, each with a
+    line feed, over the whole file and over pieces of it: lines cut by a block's end, BOMs,
+    CR line ends, blank and whitespace-only lines (vertical tab and form feed too), a row that
+    is no document (set aside), a last line without a line feed; a document whose row the file
+    no longer has is where the matching stops."""
+    from sadedup import readers
+
+    data = (b"\xef\xbb\xbf" + line(1, "a") + b"\r\n\n  \t\n" + line(4, "x" * 50) + b"\r\r\n\r\n"
+            + b"\xef\xbb\xbf" + line(7, "b") + b"\n\x0b\x0c \r\n{not json\n" + line(10, " y ") + b"\n"
+            + b"\xef\xbb\xbf\r\n" + line(12, "c"))
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(readers, "_BLOCK", block)
+    inp = detect(path)
+
+    def copy(docs, keep, piece=None):
+        got = []
+        matched, lines = readers.jsonl_kept(inp, np.array([r for r, _ in docs], dtype=np.int64),
+                                            np.array(keep, dtype=np.int64), lambda mv, n: got.append((bytes(mv), n)),
+                                            piece=piece)
+        assert sum(n for _, n in got) == lines == sum(keep[:matched])
+        return matched, b"".join(b for b, _ in got)
+
+    def want(docs, keep):
+        return b"".join(raw + b"\n" for (_, raw), k in zip(docs, keep) if k)
+
+    docs = [(r.row, r.raw) for r in readers.jsonl_lines(inp) if not r.raw.startswith(b"{not")]
+    assert [r for r, _ in docs] == [1, 4, 6, 9, 11]
+    for keep in ([1, 0, 1, 1, 0], [0, 1, 0, 0, 1], [1] * 5, [0] * 5):
+        assert copy(docs, keep) == (len(docs), want(docs, keep))
+        pieces, at, got = readers.line_pieces(inp, 3), 0, b""
+        for p in pieces:
+            rows = {r.row for r in readers.jsonl_lines(inp, piece=p)}
+            mine = [d for d in docs if d[0] in rows]
+            matched, out = copy(mine, keep[at:at + len(mine)], p)
+            assert matched == len(mine)
+            got, at = got + out, at + len(mine)
+        assert got == want(docs, keep)
+    assert copy(docs + [(12, b"")], [1] * 6) == (len(docs), want(docs, [1] * 5))  # row 12 is gone
+    for blank in (2, 3, 5, 7, 10):  # blank or whitespace only: no document comes from there
+        assert copy([docs[0], (blank, b""), docs[1]], [1, 1, 1])[0] == 1

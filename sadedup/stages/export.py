@@ -32,7 +32,7 @@ from ..store import column_rows
 from ..errors import SadedupError
 from ..executor import imap_reading
 from ..progress import bar, warn
-from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, jsonl_lines, parquet_batches,
+from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, jsonl_kept, jsonl_lines, parquet_batches,
                        parse_json_row, read_records)
 from ..locations import as_path, expand_glob, upload
 from ..outputs import Output, claimed, describe, output_of
@@ -109,6 +109,25 @@ def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_fiel
         if row is not None:
             raise SadedupError(f"input {path} changed since ingest: row {row} is gone; rerun with --restart")
 
+    def copied(piece, out: _Parts, on_read) -> int | None:
+        """The kept rows of a JSONL piece with no document cut, copied as read a block of
+        lines at a time (readers.jsonl_kept: what rows_of gives there, without an object per
+        row); None for any other piece. Returns the rows written."""
+        path, fmt, compression, lines, a, b = piece
+        if fmt != "jsonl" or compression is not None:
+            return None
+        if b > a and np.searchsorted(d["span_doc"], d["doc_id"][a]) != np.searchsorted(
+                d["span_doc"], d["doc_id"][b - 1], side="right"):
+            return None
+        rows, keep = np.ascontiguousarray(d["doc_row"][a:b]), np.ascontiguousarray(d["doc_kept"][a:b])
+        matched, wrote = jsonl_kept(InputFile(as_path(path), fmt, compression), rows, keep, out.write_lines, on_read,
+                                    lines)
+        faults.points("export.row", matched)
+        if matched < len(rows):
+            raise SadedupError(f"input {path} changed since ingest: row {int(rows[matched])} is gone; "
+                               f"rerun with --restart")
+        return wrote
+
     def batches_of(piece, on_read):
         """(batch of the kept rows, {position in it: cut text}) of a Parquet file, in order."""
         import pyarrow as pa
@@ -157,6 +176,10 @@ def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_fiel
                 for batch, texts in batches_of(piece, on_read):
                     out.write_batch(batch, texts)
                     kept, changed = kept + batch.num_rows, changed + len(texts)
+                continue
+            wrote = None if to_parquet or rows_per_part else copied(piece, out, on_read)
+            if wrote is not None:
+                kept += wrote
                 continue
             for rec, text in rows_of(piece, on_read, parse=to_parquet):
                 out.write(rec, text)
@@ -211,6 +234,12 @@ class _Parts:
         self._room()
         self.w.write(rec, text)
         self.rows += 1
+
+    def write_lines(self, lines: memoryview, n: int) -> None:
+        """n JSONL rows as read (JSONL output in one part only: they are not counted out)."""
+        assert not self.limit
+        self.w.write_lines(lines, n)
+        self.rows += n
 
     def write_batch(self, batch: pa.RecordBatch, texts: dict[int, str]) -> None:
         at = 0

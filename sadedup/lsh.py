@@ -228,7 +228,7 @@ def cluster(n: int, ei: np.ndarray, ej: np.ndarray, esim: np.ndarray, rank: np.n
     sim_l: list[np.ndarray] = []
     if len(ei):
         root = native.components(n, ei, ej)
-        nodes = np.unique(np.concatenate([ei, ej]))
+        nodes = distinct(np.concatenate([ei, ej]))  # np.unique would also import numpy.ma (numpy 2)
         # components as runs of nodes sorted by (root, rank)
         order = np.lexsort((rank[nodes], root[nodes]))
         nodes = nodes[order]

@@ -424,7 +424,7 @@ def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview
     and each with a line feed, a block of lines at a time (with how many lines) (native/jsonl.c: export's copy of
     kept rows without a Python object per line). Returns (documents matched, lines written);
     fewer documents than rows when the input lost rows since they were read."""
-    from . import native
+    from . import native  # numpy and the C module: reading rows needs neither, only this copy
 
     if inp.compression is not None:
         raise ValueError("jsonl_kept reads uncompressed JSONL only")

@@ -897,7 +897,13 @@ class DistinctWindows:
     def __call__(self) -> dict[str, Any]:
         src, out, L = Path(self.source), Path(self.out), self.L
         out.mkdir(parents=True, exist_ok=True)
-        tokens, wpos, wl = (load_npy(p) for p in (Path(self.built) / "tokens.npy", src / "wpos.npy", src / "wl.npy"))
+        # the reference's tokens read into memory, not mapped: the lookup and window_lcp read
+        # them at random (a window per compare: 3.6M compares over 37 MB in the bench's first
+        # shard), and numpy asks for huge pages for a large array, where a mapped file has
+        # 4 KB ones and nearly every compare missed the TLB. No more memory than the build of
+        # that shard was planned for (its tokens are a fraction of its suffix array).
+        tokens = load_npy(Path(self.built) / "tokens.npy", mmap=False)
+        wpos, wl = load_npy(src / "wpos.npy"), load_npy(src / "wl.npy")
         # every shard of this run in one lookup: the reference's windows are walked once for all
         # (a lookup per shard walked them once each, about as long for a few queries as for many)
         heads, ends = native.find_windows((tokens, wpos, wl), [

@@ -156,10 +156,15 @@ class MergePart:
     # where each stream's ids go, when not beside its windows (a reference's windows are read
     # in its folder, their ids written in this one's: sadedup/reference.py)
     outs: tuple[str, ...] = ()
+    # the tokens read into memory, not mapped (with references: a reduced stream's windows are
+    # scattered over its shard's tokens, read at random where heads tie, and numpy's memory
+    # comes in huge pages, a mapping's in 4 KB ones; see reference.DistinctWindows)
+    read_tokens: bool = False
 
     def __call__(self) -> dict[str, Any]:
-        piece = [(load_npy(Path(tok)), load_npy(Path(odir) / "wpos.npy")[i:e], load_npy(Path(odir) / "wl.npy")[i:e],
-                  np.empty(re - ri, np.int64)) for tok, odir, (i, e, ri, re) in zip(self.tokens, self.windows, self.slices)]
+        piece = [(load_npy(Path(tok), mmap=not self.read_tokens), load_npy(Path(odir) / "wpos.npy")[i:e],
+                  load_npy(Path(odir) / "wl.npy")[i:e], np.empty(re - ri, np.int64))
+                 for tok, odir, (i, e, ri, re) in zip(self.tokens, self.windows, self.slices)]
         groups = native.merge(piece, self.L)
         outs = [Path(odir) / f"run_gid.part{self.k:05d}.npy" for odir in self.outs or self.windows]
         for out, (*_, run_gid) in zip(outs, piece):
@@ -253,7 +258,8 @@ class Repeats(Stage):
         merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
         if merged:
             groups = self._merge(ctx, [*(s.built for s in refs), *built], [*(s.windows for s in refs), *outs], L,
-                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in refs), *outs])
+                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in refs), *outs],
+                                 read_tokens=bool(refs))
             faults.point("repeats.merge")
             ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
@@ -274,18 +280,19 @@ class Repeats(Stage):
 
     @staticmethod
     def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int,
-               write: list[Path] | None = None) -> int:
+               write: list[Path] | None = None, read_tokens: bool = False) -> int:
         """The cross-shard merge as tasks: `parts` merges of disjoint key ranges, then per
         shard its run_gid.npy joined from the parts, each part's ids moved past the groups of
         the parts before it; the result is the one merge's. `write`: per stream, the folder
-        its run_gid.npy goes to (default: its windows' folder, `outs`)."""
+        its run_gid.npy goes to (default: its windows' folder, `outs`). `read_tokens`: see
+        MergePart."""
         plan = merge_plan([(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
                            for b, o in zip(built, outs)], L, parts)
         tokens, windows = tuple(str(b / "tokens.npy") for b in built), tuple(map(str, outs))
         dest = windows if write is None else tuple(map(str, write))
         counts = [0] * len(plan)
-        for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest)
-                                         for k, p in enumerate(plan)]):
+        for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest,
+                                                   read_tokens=read_tokens) for k, p in enumerate(plan)]):
             counts[k] = res["groups"]
         shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
         run_all(ctx.executor, [JoinShard(o, shifts) for o in dest])

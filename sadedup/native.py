@@ -299,7 +299,9 @@ def scatter_first_two(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndar
     and the smallest two of its positions (-1: none), as int64 (3, runs), by increasing group
     id. Returns (windows written, that array)."""
     runs = count_runs(wl, L)
-    out = np.full((3, runs), -1, dtype=np.int64)
+    # empty, not filled: the kernel sets all three entries of each run it lists, and pages of
+    # the runs it does not list (those of windows seen once) are then never touched
+    out = np.empty((3, runs), dtype=np.int64)
     if len(wpos) == 0:
         return 0, out
     written, listed = _native.scatter_first_two(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid),

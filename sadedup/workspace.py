@@ -75,6 +75,13 @@ def save_npy(path: Path, arr: np.ndarray) -> None:
             f.write(memoryview(arr.reshape(-1)).cast("B"))
 
 
+def narrowed(a: np.ndarray, fits: bool) -> np.ndarray:
+    """Integer array `a` as int32 when the caller knows its values fit (`fits`), else as it
+    is: for artifacts that are written once and read whole, where every byte goes to the
+    disk and its readers take any integer dtype."""
+    return a.astype(np.int32) if fits and a.dtype != np.int32 else a
+
+
 def writable_npy(path: Path, dtype, shape) -> np.ndarray:
     """A new .npy file mapped for writing, its blocks reserved first: writing through a map
     onto a full disk is a SIGBUS that kills the process without a word, while a failed

@@ -36,7 +36,14 @@ from typing import Any
 import numpy as np
 
 from .. import native, reference
-from ..workspace import file_bytes, load_npy, npy_in_place, save_npy, task_sums
+from ..workspace import (
+    file_bytes,
+    load_npy,
+    narrowed,
+    npy_in_place,
+    save_npy,
+    task_sums,
+)
 from .base import Context, ShardJob, Stage, chain, driver_wrote
 from .sizing import usable_budget
 from .tokenize import folder_of, shard_dirs
@@ -58,9 +65,10 @@ def anchor_shard(shard_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     """Task: one shard's anchors in text order, and their hashes sorted."""
     sdir, odir = Path(shard_dir), Path(out_dir)
     odir.mkdir(parents=True, exist_ok=True)
-    pos, hashes = native.anchors(load_npy(sdir / "tokens.npy"), np.load(sdir / "offsets.npy"), anchor_length(L), L)
+    tokens = load_npy(sdir / "tokens.npy")
+    pos, hashes = native.anchors(tokens, np.load(sdir / "offsets.npy"), anchor_length(L), L)
     save_npy(odir / "anchors_hash.npy", hashes)
-    save_npy(odir / "anchors_pos.npy", pos)
+    save_npy(odir / "anchors_pos.npy", narrowed(pos, len(tokens) < (1 << 31)))  # read back as int64 (regions)
     hashes.sort()  # here, in parallel, so the driver only merges sorted runs
     save_npy(odir / "anchors_sorted.npy", hashes)
     return {"anchors": len(pos), **task_sums([odir / f for f in ANCHOR_FILES])}

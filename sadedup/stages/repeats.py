@@ -18,10 +18,11 @@ regions' starts.npy maps it back), else the shard's.
    or int64), gid[p] = group of the window starting at p, or -1. Over candidate text it is
    2.5 times smaller than over the shard, and so is the remove stage's pass over it. The same
    pass lists, for each repeated group the shard holds, its two first positions in the
-   sorted text: firsts.npy, int64 (3, groups in the shard): group id (increasing), first,
-   second (-1: none). keep="none" needs every group's first two occurrences in the corpus;
-   merged from these lists that is a sequential pass per shard, not a random lookup per
-   window (on heavily redundant text, most of the candidate text is such windows).
+   sorted text: firsts.npy, (3, groups in the shard), int32 when the ids and positions fit
+   (int64 else): group id (increasing), first, second (-1: none). keep="none" needs every
+   group's first two occurrences in the corpus; merged from these lists that is a
+   sequential pass per shard, not a random lookup per window (on heavily redundant text,
+   most of the candidate text is such windows).
 """
 from __future__ import annotations
 
@@ -35,7 +36,14 @@ import numpy as np
 
 from .. import faults, native, reference
 from ..executor import run_all
-from ..workspace import file_bytes, load_npy, npy_in_place, save_npy, task_sums
+from ..workspace import (
+    file_bytes,
+    load_npy,
+    narrowed,
+    npy_in_place,
+    save_npy,
+    task_sums,
+)
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
 from .candidates import window_dirs
@@ -80,7 +88,7 @@ def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
         gid[:] = -1
         repeated, firsts = native.scatter_first_two(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
                                                     load_npy(odir / "run_gid.npy"), gid)
-    save_npy(odir / "firsts.npy", firsts)
+    save_npy(odir / "firsts.npy", narrowed(firsts, gid_dtype == "int32" and n < (1 << 31)))
     return {"repeated_windows": repeated, **task_sums([odir / f for f in GROUP_FILES])}
 
 

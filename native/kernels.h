@@ -130,7 +130,8 @@ typedef struct {
     int wpos64;
     const uint16_t *wl;
     int64_t nw;
-    int64_t *run_gid; /* out: one group id per distinct window of the shard, -1 if unique */
+    void *run_gid; /* out: one group id per distinct window of the shard, -1 if unique */
+    int run_gid64; /* run_gid is int64 (else int32) */
 } sd_stream;
 
 /* k-way merge of the shards' sorted windows into global groups of equal windows, on an

@@ -178,7 +178,7 @@ int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
     while (merger_next(m, &s, &i, &end, &run, &wh)) {
         if (gn > 0 && wh < L) { /* the group before this window is complete */
             int64_t id = gcount >= 2 ? G++ : -1;
-            for (int j = 0; j < gn; j++) streams[gs[j]].run_gid[gr[j]] = id;
+            for (int j = 0; j < gn; j++) idx_set(streams[gs[j]].run_gid, gr[j], streams[gs[j]].run_gid64, id);
             gn = 0;
             gcount = 0;
         }
@@ -188,7 +188,7 @@ int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
     }
     if (gn > 0) {
         int64_t id = gcount >= 2 ? G++ : -1;
-        for (int j = 0; j < gn; j++) streams[gs[j]].run_gid[gr[j]] = id;
+        for (int j = 0; j < gn; j++) idx_set(streams[gs[j]].run_gid, gr[j], streams[gs[j]].run_gid64, id);
     }
     sd_merger_close(m); free(gs); free(gr);
     return G;

@@ -222,7 +222,7 @@ static int64_t count_runs(const uint16_t *wl, int64_t nw, int64_t L) {
     return runs;
 }
 
-/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid). */
+/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid, run_gid64). */
 static PyObject *py_merge(PyObject *self, PyObject *args) {
     PyObject *list;
     int es;
@@ -236,14 +236,14 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     if (!st || !bufs) { PyErr_NoMemory(); goto done; }
     if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
     for (Py_ssize_t s = 0; s < k; s++) {
-        int wpos64;
+        int wpos64, run_gid64;
         Py_buffer *b = &bufs[4 * s];
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*", &b[0], &b[1], &wpos64, &b[2], &b[3]))
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64))
             goto done;
         got = s + 1;
         int64_t nw = b[2].len / 2;
         if (!need(&b[1], nw * W(wpos64), "wpos")) goto done;
-        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf};
+        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64};
         /* every window must lie inside the token buffer */
         for (int64_t j = 0; j < nw; j++) {
             int64_t p = idx_at(b[1].buf, j, wpos64);
@@ -252,7 +252,7 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
                 goto done;
             }
         }
-        if (!need(&b[3], count_runs(b[2].buf, nw, L) * 8, "run_gid")) goto done;
+        if (!need(&b[3], count_runs(b[2].buf, nw, L) * W(run_gid64), "run_gid")) goto done;
     }
     int64_t G;
     Py_BEGIN_ALLOW_THREADS
@@ -303,7 +303,7 @@ static PyObject *py_find_windows(PyObject *self, PyObject *args) {
                 goto done;
             }
         }
-        qs[s] = (sd_stream){b[0].buf, b[1].buf, qpos64, b[2].buf, nw, NULL};
+        qs[s] = (sd_stream){b[0].buf, b[1].buf, qpos64, b[2].buf, nw, NULL, 0};
         runs += count_runs(b[2].buf, nw, L);
     }
     if (need(&heads, runs * 8, "heads") && need(&ends, runs * 8, "ends")) {

@@ -205,8 +205,9 @@ def count_runs(wl: np.ndarray, L: int) -> int:
 def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int) -> int:
     """k-way merge of (tokens, wpos, wl, run_gid) streams; fills run_gid, returns #groups.
 
-    All token arrays must share one dtype. run_gid (int64, one per distinct window of the
-    shard) receives the global group id, or -1 for a window that occurs once in the corpus.
+    All token arrays must share one dtype. run_gid (int64, or int32 when the groups are known
+    to number fewer than 2^31; one per distinct window of the shard) receives the global group
+    id, or -1 for a window that occurs once in the corpus.
     """
     if not streams:
         return 0
@@ -215,9 +216,10 @@ def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], 
     for tokens, wpos, wl, run_gid in streams:
         if token_size(tokens) != es:
             raise TypeError("all shards must use the same token dtype")
-        if run_gid.dtype != np.int64 or wl.dtype != np.uint16:
-            raise TypeError("run_gid must be int64 and wl uint16")
-        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray()))
+        if run_gid.dtype not in (np.int64, np.int32) or wl.dtype != np.uint16:
+            raise TypeError("run_gid must be int64 or int32 and wl uint16")
+        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray(),
+                     _is64(run_gid)))
     return _native.merge(args, es, int(L))
 
 

@@ -102,6 +102,10 @@ def test_windows_merge_scatter_match_brute_force(data, L, k, dt):
         run_gid = np.full(native.count_runs(wl, L), -7, dtype=np.int64)
         streams.append((T, wpos, wl, run_gid))
     G = native.merge(streams, L)
+    # into int32 ids (what the repeats stage's merge tasks write when they fit): the same ids
+    narrow = [(T, wpos, wl, np.full(len(g), -7, dtype=np.int32)) for T, wpos, wl, g in streams]
+    assert native.merge(narrow, L) == G
+    assert all(np.array_equal(a[3], b[3]) for a, b in zip(narrow, streams))
     got: dict[int, list] = {}
     for k_, ((T, offsets), (_, wpos, wl, run_gid)) in enumerate(zip(shards, streams)):
         assert (run_gid >= -1).all()

@@ -26,8 +26,10 @@ regions' starts.npy maps it back), else the shard's.
 """
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,7 @@ from ..workspace import (
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
 from .candidates import window_dirs
+from .sizing import usable_budget
 
 WINDOW_FILES = ("wpos.npy", "wl.npy")
 GROUP_FILES = ("gid.npy", "firsts.npy")
@@ -164,19 +167,22 @@ class MergePart:
     # where each stream's ids go, when not beside its windows (a reference's windows are read
     # in its folder, their ids written in this one's: sadedup/reference.py)
     outs: tuple[str, ...] = ()
-    # the tokens read into memory, not mapped (with references: a reduced stream's windows are
-    # scattered over its shard's tokens, read at random where heads tie, and numpy's memory
-    # comes in huge pages, a mapping's in 4 KB ones; see reference.DistinctWindows)
-    read_tokens: bool = False
+    # the shards' tokens read into memory instead of mapped, when the driver found they fit a
+    # worker's share of the budget: the merge reads them at random (a reference's reduced
+    # stream too, where heads tie), and through a file map of 4 KB pages nearly every read
+    # misses the TLB, while numpy's own allocation of this size is given huge pages (256 MB
+    # of web text: the merge's CPU 6.9 -> 5.2 s; see also reference.DistinctWindows)
+    in_memory: bool = False
 
     def __call__(self) -> dict[str, Any]:
-        piece = [(load_npy(Path(tok), mmap=not self.read_tokens), load_npy(Path(odir) / "wpos.npy")[i:e],
-                  load_npy(Path(odir) / "wl.npy")[i:e], np.empty(re - ri, np.int64))
-                 for tok, odir, (i, e, ri, re) in zip(self.tokens, self.windows, self.slices)]
-        groups = native.merge(piece, self.L)
         outs = [Path(odir) / f"run_gid.part{self.k:05d}.npy" for odir in self.outs or self.windows]
-        for out, (*_, run_gid) in zip(outs, piece):
-            save_npy(out, run_gid)
+        # the part's ids, from 0, are fewer than its distinct windows: int32 when those are
+        ids = np.int32 if sum(re - ri for *_, ri, re in self.slices) < (1 << 31) else np.int64
+        with ExitStack() as stack:  # written by the kernel straight into the files' maps
+            piece = [(load_npy(Path(tok), mmap=not self.in_memory), load_npy(Path(odir) / "wpos.npy")[i:e],
+                      load_npy(Path(odir) / "wl.npy")[i:e], stack.enter_context(npy_in_place(out, ids, re - ri)))
+                     for tok, odir, (i, e, ri, re), out in zip(self.tokens, self.windows, self.slices, outs)]
+            groups = native.merge(piece, self.L)
         return {"groups": groups, "wrote": file_bytes(outs)}
 
 
@@ -194,7 +200,10 @@ class JoinShard:
         with npy_in_place(odir / "run_gid.npy", np.int64, sum(len(a) for a in arrays)) as run_gid:
             at = 0
             for a, shift in zip(arrays, self.shifts):
-                run_gid[at:at + len(a)] = np.where(a >= 0, a + shift, a)
+                seg = run_gid[at:at + len(a)]
+                seg[:] = a  # widened here: a part's ids may be int32 (MergePart), the shift not
+                if shift:
+                    np.add(seg, shift, out=seg, where=seg >= 0)
                 at += len(a)
         for p in parts:
             p.unlink()
@@ -266,8 +275,7 @@ class Repeats(Stage):
         merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
         if merged:
             groups = self._merge(ctx, [*(s.built for s in refs), *built], [*(s.windows for s in refs), *outs], L,
-                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in refs), *outs],
-                                 read_tokens=bool(refs))
+                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in refs), *outs])
             faults.point("repeats.merge")
             ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
@@ -288,19 +296,19 @@ class Repeats(Stage):
 
     @staticmethod
     def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int,
-               write: list[Path] | None = None, read_tokens: bool = False) -> int:
+               write: list[Path] | None = None) -> int:
         """The cross-shard merge as tasks: `parts` merges of disjoint key ranges, then per
         shard its run_gid.npy joined from the parts, each part's ids moved past the groups of
         the parts before it; the result is the one merge's. `write`: per stream, the folder
-        its run_gid.npy goes to (default: its windows' folder, `outs`). `read_tokens`: see
-        MergePart."""
+        its run_gid.npy goes to (default: its windows' folder, `outs`)."""
         plan = merge_plan([(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
                            for b, o in zip(built, outs)], L, parts)
         tokens, windows = tuple(str(b / "tokens.npy") for b in built), tuple(map(str, outs))
         dest = windows if write is None else tuple(map(str, write))
+        in_memory = sum(os.path.getsize(t) for t in tokens) <= usable_budget(ctx.wf) // max(len(plan), 1)
         counts = [0] * len(plan)
         for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest,
-                                                   read_tokens=read_tokens) for k, p in enumerate(plan)]):
+                                                   in_memory) for k, p in enumerate(plan)]):
             counts[k] = res["groups"]
         shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
         run_all(ctx.executor, [JoinShard(o, shifts) for o in dest])

@@ -92,9 +92,13 @@ static inline int64_t lcp_at(const void *a, int64_t i, int lw) {
  * (numpy's packbits with bitorder="little"). L <= 65535; lcp entries are lw bytes wide
  * (lcp_at), exact or capped at L or more. Over candidate text, positions are the candidate
  * text's and `valid` marks the windows inside one region. Returns the number of windows
- * kept. */
+ * kept. Walks the suffix-array entries i0..i1-1 of n, writing from wpos[0] and wl[0]: a
+ * shard is walked in pieces through small buffers that stay in cache, *run_min carrying the
+ * running minimum from one piece to the next (0 before the first) and m_before the windows
+ * kept by the pieces before. */
 int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int64_t n, const uint8_t *valid, int64_t L,
-                         void *wpos, int wpos64, uint16_t *wl);
+                         void *wpos, int wpos64, uint16_t *wl, int64_t i0, int64_t i1, int64_t *run_min,
+                         int64_t m_before);
 
 /* Winnowing anchors of every L-window inside a document (offsets[0..ndocs]): the window's
  * k-gram (1 <= k <= L) of smallest mixed polynomial hash, the leftmost on ties. Writes

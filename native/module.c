@@ -52,25 +52,30 @@ static PyObject *py_lcp_capped(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* local_windows(sa, is64, lcp, lw, valid, L, wpos, wpos64, wl) */
+/* local_windows(sa, is64, lcp, lw, valid, L, wpos, wpos64, wl, i0, i1, run_min, m_before)
+ * -> (windows kept, run_min): suffix-array entries i0..i1-1, written from wpos[0], wl[0]. */
 static PyObject *py_local_windows(PyObject *self, PyObject *args) {
     Py_buffer sa, lcp, valid, wpos, wl;
     int is64, lw, wpos64;
-    long long L;
-    if (!PyArg_ParseTuple(args, "y*py*iy*Lw*pw*", &sa, &is64, &lcp, &lw, &valid, &L, &wpos, &wpos64, &wl))
+    long long L, i0, i1, run_min, m_before;
+    if (!PyArg_ParseTuple(args, "y*py*iy*Lw*pw*LLLL", &sa, &is64, &lcp, &lw, &valid, &L, &wpos, &wpos64, &wl, &i0,
+                          &i1, &run_min, &m_before))
         return NULL;
     PyObject *ret = NULL;
-    int64_t n = sa.len / W(is64), m = 0;
+    int64_t n = sa.len / W(is64), m = 0, rm = run_min;
     if (L < 1 || L > 65535) {
         PyErr_SetString(PyExc_ValueError, "L must be in 1..65535");
     } else if (lw != 1 && lw != 2 && lw != 4 && lw != 8) {
         PyErr_SetString(PyExc_ValueError, "lcp entries must be 1, 2, 4 or 8 bytes wide");
+    } else if (i0 < 0 || i1 < i0 || i1 > n || m_before < 0) {
+        PyErr_SetString(PyExc_ValueError, "local_windows: range outside the suffix array");
     } else if (need(&valid, (n + 7) / 8, "valid") && need(&lcp, n * lw, "lcp") &&
-               need(&wpos, n * W(wpos64), "wpos") && need(&wl, n * 2, "wl")) {
+               need(&wpos, (i1 - i0) * W(wpos64), "wpos") && need(&wl, (i1 - i0) * 2, "wl")) {
         Py_BEGIN_ALLOW_THREADS
-        m = sd_local_windows(sa.buf, is64, lcp.buf, lw, n, valid.buf, L, wpos.buf, wpos64, wl.buf);
+        m = sd_local_windows(sa.buf, is64, lcp.buf, lw, n, valid.buf, L, wpos.buf, wpos64, wl.buf, i0, i1, &rm,
+                             m_before);
         Py_END_ALLOW_THREADS
-        ret = PyLong_FromLongLong(m);
+        ret = Py_BuildValue("LL", (long long)m, (long long)rm);
     }
     PyBuffer_Release(&sa); PyBuffer_Release(&lcp); PyBuffer_Release(&valid);
     PyBuffer_Release(&wpos); PyBuffer_Release(&wl);

@@ -4,7 +4,7 @@ Every function takes numpy arrays (memory-mapped or not) and never copies them.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -85,24 +85,51 @@ def lcp_capped(tokens: np.ndarray, sa: np.ndarray, cap: int, out: np.ndarray | N
     return out
 
 
-def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
-                  wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
-    """The shard's in-document L-windows in suffix-array order (wpos), and each one's common
-    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window).
-    lcp is exact (sa's dtype) or capped at L (lcp_capped)."""
+def _windows_args(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int) -> None:
     n = len(valid)
     if len(sa) != n or len(lcp) != n or valid.dtype != np.uint8:
         raise ValueError("sa, lcp and valid (uint8) must have the same length")
     if lcp.dtype != sa.dtype and lcp.dtype != capped_lcp_dtype(L):
         raise ValueError(f"lcp must be {sa.dtype} (exact) or {capped_lcp_dtype(L)} (capped at L={L})")
+
+
+def local_windows(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int,
+                  wpos_dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
+    """The shard's in-document L-windows in suffix-array order (wpos), and each one's common
+    prefix with the previous one, capped at L (wl, uint16; wl < L starts a distinct window).
+    lcp is exact (sa's dtype) or capped at L (lcp_capped)."""
+    _windows_args(sa, lcp, valid, L)
+    n = len(valid)
     wpos = np.empty(n, dtype=wpos_dtype)
     wl = np.empty(n, dtype=np.uint16)
     if n == 0:
         return wpos, wl
     # the kernel reads the mask at random: as bits it stays in cache (native/windows.c)
     bits = np.packbits(valid, bitorder="little")
-    m = _native.local_windows(_c(sa), _is64(sa), _c(lcp), lcp.dtype.itemsize, bits, int(L), wpos, _is64(wpos), wl)
+    m, _ = _native.local_windows(_c(sa), _is64(sa), _c(lcp), lcp.dtype.itemsize, bits, int(L), wpos, _is64(wpos), wl,
+                                 0, n, 0, 0)
     return wpos[:m], wl[:m]
+
+
+def local_windows_pieces(sa: np.ndarray, lcp: np.ndarray, valid: np.ndarray, L: int, wpos_dtype=np.int32,
+                         piece: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """local_windows' (wpos, wl), `piece` suffix-array entries at a time: consecutive pieces of
+    the two arrays, views of two buffers reused from one piece to the next (take them before
+    asking for the next). A shard's windows stream to their files through buffers the cache
+    holds, instead of arrays as large as the shard whose fresh pages the kernel zeroes."""
+    _windows_args(sa, lcp, valid, L)
+    n = len(valid)
+    if n == 0:
+        return
+    bits = np.packbits(valid, bitorder="little")
+    wpos = np.empty(min(piece, n), dtype=wpos_dtype)
+    wl = np.empty(min(piece, n), dtype=np.uint16)
+    run_min = kept = 0
+    for i in range(0, n, piece):
+        m, run_min = _native.local_windows(_c(sa), _is64(sa), _c(lcp), lcp.dtype.itemsize, bits, int(L), wpos,
+                                           _is64(wpos), wl, i, min(i + piece, n), run_min, kept)
+        kept += m
+        yield wpos[:m], wl[:m]
 
 
 def anchors(tokens: np.ndarray, offsets: np.ndarray, k: int, L: int) -> tuple[np.ndarray, np.ndarray]:

@@ -19,6 +19,7 @@ import dataclasses
 import fcntl
 import functools
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -80,6 +81,47 @@ def narrowed(a: np.ndarray, fits: bool) -> np.ndarray:
     is: for artifacts that are written once and read whole, where every byte goes to the
     disk and its readers take any integer dtype."""
     return a.astype(np.int32) if fits and a.dtype != np.int32 else a
+
+
+class NpyAppender:
+    """A 1-d .npy written piece by piece (`npy_appended`)."""
+
+    def __init__(self, f: BinaryIO, dtype: np.dtype) -> None:
+        self.f, self.dtype, self.count = f, dtype, 0
+
+    def append(self, arr: np.ndarray) -> None:
+        if arr.dtype != self.dtype or arr.ndim != 1:
+            raise TypeError(f"appending {arr.dtype} ({arr.ndim}-d) to a 1-d {self.dtype} .npy")
+        if arr.size:
+            self.f.write(memoryview(np.ascontiguousarray(arr)).cast("B"))
+            self.count += len(arr)
+
+
+def _npy_header(dtype: np.dtype, count: int) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                                              "shape": (count,)})
+    return buf.getvalue()
+
+
+@contextmanager
+def npy_appended(path: Path, dtype) -> Iterator[NpyAppender]:
+    """The .npy save_npy would write for the concatenation of the 1-d pieces the caller
+    appends, written as they come, through `replaced`: a stream of unknown length needs no
+    array of its final size. The header is written again at the end with the length; a 1-d
+    header is 128 bytes whatever the length (numpy pads it to 64-byte blocks), so the data
+    does not move."""
+    dtype = np.dtype(dtype)
+    with replaced(path) as f:
+        head = _npy_header(dtype, 0)
+        f.write(head)
+        out = NpyAppender(f, dtype)
+        yield out
+        final = _npy_header(dtype, out.count)
+        if len(final) != len(head):  # not for any length a file system holds; never silently wrong
+            raise RuntimeError(f"{path}: .npy header grew from {len(head)} to {len(final)} bytes")
+        f.seek(0)
+        f.write(final)
 
 
 def writable_npy(path: Path, dtype, shape) -> np.ndarray:

@@ -391,3 +391,29 @@ def test_select_rejects_bad_runs():
             native.select_first(gid, offsets, 2, 0.8, 0, src, runs=(np.array(starts), np.array(bounds)))
         with pytest.raises(ValueError, match="runs"):
             native.first_two(gid, 10, 0, src, src.copy(), runs=(np.array(starts), np.array(bounds)))
+
+
+def test_local_windows_in_pieces_and_their_files(tmp_path):
+    """The windows walked a piece of the suffix array at a time (the running minimum carried
+    across pieces) and appended to their files are local_windows' arrays as save_npy writes
+    them, byte for byte, whatever the piece size."""
+    from sadedup.workspace import npy_appended, save_npy
+
+    rng = np.random.default_rng(3)
+    T = np.frombuffer(b"".join(rng.choice([b"abcab", b"abd", b"ca", b"x"], 900)), dtype=np.uint8).copy()
+    sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32)
+    L = 6
+    lcp = native.lcp_capped(T, sa, L)
+    valid = valid_windows(np.array([0, 7, 400, 401, 1500, len(T)]), len(T), L)
+    wpos, wl = native.local_windows(sa, lcp, valid, L)
+    save_npy(tmp_path / "wpos.npy", wpos)
+    save_npy(tmp_path / "wl.npy", wl)
+    for piece in (1, 5, 64, len(T), 10 * len(T)):
+        with npy_appended(tmp_path / "p_wpos.npy", np.int32) as a, npy_appended(tmp_path / "p_wl.npy", np.uint16) as b:
+            for p, w in native.local_windows_pieces(sa, lcp, valid, L, piece=piece):
+                a.append(p)
+                b.append(w)
+        for name in ("wpos.npy", "wl.npy"):
+            assert (tmp_path / f"p_{name}").read_bytes() == (tmp_path / name).read_bytes(), (piece, name)
+    assert np.load(tmp_path / "p_wl.npy")[0] == 0 and len(wpos) < len(T)
+

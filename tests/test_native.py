@@ -26,6 +26,25 @@ tokens = st.sampled_from([np.uint8, np.uint16, np.uint32]).flatmap(
     lambda dt: st.lists(st.integers(0, 3), min_size=1, max_size=300).map(lambda xs: np.array(xs, dtype=dt)))
 
 
+@settings(max_examples=300, deadline=None)
+@given(T=st.one_of(st.binary(max_size=400), st.lists(st.sampled_from(b"ab"), max_size=400).map(bytes)))
+def test_suffix_array_is_sorted_suffixes(T):
+    """libsais' suffix array is the sorted suffixes (Python's own sort of them), on random
+    bytes and on two-letter text full of tandem repeats."""
+    want = sorted(range(len(T)), key=lambda i: T[i:])
+    assert native.suffix_array(np.frombuffer(T, dtype=np.uint8)).tolist() == want
+
+
+def test_suffix_array_on_runs_and_periods():
+    """The same array as libdivsufsort's (pydivsufsort), which sadedup used before, on long
+    runs and periods."""
+    for T in (b"a" * 5000, b"ab" * 3000 + b"a", bytes(range(256)) * 40, b"abcabcabd" * 700):
+        arr = np.frombuffer(T, dtype=np.uint8)
+        assert np.array_equal(native.suffix_array(arr), pydivsufsort.divsufsort(arr.copy()))
+    with pytest.raises(TypeError, match="uint8"):
+        native.suffix_array(np.zeros(5, np.uint16))
+
+
 @settings(max_examples=200, deadline=None)
 @given(T=tokens)
 def test_lcp_matches_naive(T):

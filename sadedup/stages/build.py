@@ -1,4 +1,5 @@
-"""Per shard: suffix array (pydivsufsort) and LCP array (native), as .npy.
+"""Per shard: suffix array (libsais for one-byte tokens, pydivsufsort for wider ones) and LCP
+array (native), as .npy.
 
 Both are int32 when the shard has fewer than 2^31 tokens, else int64, and are kept after
 the run (DESIGN.md): sa[i] is the start of the i-th smallest suffix of the shard's token
@@ -23,7 +24,7 @@ import numpy as np
 import pydivsufsort
 
 from .. import native
-from ..workspace import save_npy, task_sums
+from ..workspace import load_npy, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .candidates import window_dirs
 from .tokenize import shard_dirs
@@ -31,23 +32,37 @@ from .tokenize import shard_dirs
 BUILD_FILES = ("sa.npy", "lcp.npy")
 
 
+def save_suffix_array(tokens: np.ndarray, path: Path) -> np.ndarray:
+    """sa.npy of `tokens` (int32 below 2^31 tokens, else int64), returned mapped. One-byte
+    tokens are sorted by libsais straight into the file's map (native.suffix_array: no
+    array of 4 bytes a token to zero, fill and copy into the page cache); wider ones by
+    pydivsufsort, which sorts them as big-endian bytes and needs them writable in memory."""
+    n = len(tokens)
+    if 0 < n < (1 << 31) - 1 and tokens.dtype == np.uint8:
+        with npy_in_place(path, np.int32, n) as sa:
+            native.suffix_array(tokens, out=sa)
+    else:
+        sa = pydivsufsort.divsufsort(np.array(tokens)) if n else np.zeros(0, dtype=np.int32)
+        if n < (1 << 31) and sa.dtype != np.int32:  # half the bytes to store and to map
+            sa = sa.astype(np.int32)
+        save_npy(path, sa)
+    return load_npy(path)
+
+
 def build_shard(shard_dir: str, lcp_cap: int | None = None) -> dict[str, Any]:
     """Task: builds one shard's suffix and LCP arrays (capped at `lcp_cap` when given).
     Gets a path, writes files, returns counts."""
     sdir = Path(shard_dir)
     t0 = time.perf_counter()
-    tokens = np.load(sdir / "tokens.npy")  # divsufsort needs a writable in-memory array
+    tokens = load_npy(sdir / "tokens.npy")
     n = len(tokens)
-    if n == 0:
-        sa = np.zeros(0, dtype=np.int32)
-    else:
-        sa = pydivsufsort.divsufsort(tokens)
-        if n < (1 << 31) and sa.dtype != np.int32:
-            sa = sa.astype(np.int32)
+    sa = save_suffix_array(tokens, sdir / "sa.npy")
     t1 = time.perf_counter()
-    save_npy(sdir / "sa.npy", sa)
-    lcp = native.lcp_array(tokens, sa) if lcp_cap is None else native.lcp_capped(tokens, sa, lcp_cap)
-    save_npy(sdir / "lcp.npy", lcp)
+    with npy_in_place(sdir / "lcp.npy", sa.dtype if lcp_cap is None else native.capped_lcp_dtype(lcp_cap), n) as lcp:
+        if lcp_cap is None:
+            native.lcp_array(tokens, sa, out=lcp)
+        else:
+            native.lcp_capped(tokens, sa, lcp_cap, out=lcp)
     return {"tokens": n, "sa_seconds": round(t1 - t0, 3), "lcp_seconds": round(time.perf_counter() - t1, 3),
             **task_sums([sdir / f for f in BUILD_FILES])}
 

@@ -370,25 +370,36 @@ def test_an_interrupted_run_says_so_and_resumes(tmp_path, long_run, sig, code):
     assert (tmp_path / "o.jsonl").read_bytes() == uninterrupted
 
 
+# the command, started as the `sadedup` script starts it, with SIGINT sent to itself right after
+# the import that brings in `module` returns: in the middle of the command's loading, at the
+# same point on every machine (watching -X importtime from outside raced a fast start-up,
+# which had finished the command before the signal came)
+INTERRUPT_AT_IMPORT = """
+import builtins, os, signal, sys, runpy
+module, sys.argv = sys.argv[1], ["sadedup", *sys.argv[2:]]
+load = builtins.__import__
+def interrupting(*args, **kwargs):
+    m = load(*args, **kwargs)
+    if module in sys.modules and builtins.__import__ is interrupting:
+        builtins.__import__ = load
+        os.kill(os.getpid(), signal.SIGINT)
+    return m
+builtins.__import__ = interrupting
+runpy.run_module("sadedup.cli", run_name="__main__")
+"""
+
+
 @pytest.mark.parametrize("module", ["typer.colors", "sqlalchemy.util"])
 def test_ctrl_c_while_the_command_loads_is_one_line_and_130(tmp_path, module):
     """Ctrl-C while a command's modules load: the CLI's own (typer, before main() set its
     handler) printed Python's KeyboardInterrupt traceback; inside a lazily loaded module
     (sqlalchemy under sadedup.db) the import machinery dropped the interrupt and the command
     died on the half-loaded module, "internal error: ImportError: cannot import name
-    'DB_NAME'", exit 1. -X importtime says when `module` is loaded: the signal comes then."""
-    p = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "sadedup.cli", "status", str(tmp_path / "w")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "CI": "1"})
-    said = []
-    for line in p.stderr:
-        said.append(line)
-        if line.startswith("import time:") and line.rsplit("|", 1)[-1].strip() == module:
-            p.send_signal(signal.SIGINT)
-            break
-    said += p.stderr.readlines()
-    p.wait(timeout=60)
-    own = [x.strip() for x in said if not x.startswith("import time:")]
-    assert p.returncode == 130 and own == ["sadedup: interrupted (Ctrl-C); rerun the same command to resume"], said
+    'DB_NAME'", exit 1."""
+    p = subprocess.run([sys.executable, "-c", INTERRUPT_AT_IMPORT, module, "status", str(tmp_path / "w")],
+                       capture_output=True, text=True, env={**os.environ, "CI": "1"}, timeout=60)
+    assert p.returncode == 130 and p.stderr.splitlines() == [
+        "sadedup: interrupted (Ctrl-C); rerun the same command to resume"], (p.returncode, p.stderr)
 
 
 def test_a_database_of_an_older_sadedup_is_brought_up_to_date(cli, corpus, first_run, tmp_path):

@@ -35,7 +35,7 @@ from .errors import SadedupError
 from .outputs import claimed
 from .store import TextStore
 from .workspace import Workspace, load_npy
-from .writers import check_apart
+from .writers import check_apart, check_outside
 
 # how much corpus text a report shows per document, in characters
 SNIPPET = 600
@@ -738,8 +738,7 @@ def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0,
     out_path = None if output is None else Path(output)
     with sw.held(workdir) as ws:
         if out_path is not None:  # said before any work
-            if out_path.resolve().is_relative_to(ws.root.resolve()):
-                raise SadedupError(f"report {output} is inside the work folder {ws.root}; write it elsewhere")
+            check_outside(out_path, ws.root, name="report", shown=output)
             check_apart(out_path, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []],
                         claimed(ws.workflow, ws.output), name="report")
             if not os.access(out_path.resolve().parent, os.W_OK):

@@ -125,11 +125,12 @@ def claimed(wf: Workflow, output: str | None) -> list[tuple[str, str]]:
     is decontaminated against next time), so each of these outputs is checked against the
     others (the one being checked is left out by the caller)."""
     cfg = wf.decontaminate
-    return [*((e, "one of the eval files (decontaminate.eval)") for e in cfg.eval),
+    return [*((e, EVAL) for e in cfg.eval),
             *([(cfg.write_clean_eval, CLEAN_EVAL)] if cfg.write_clean_eval else []),
             *([(output, OUTPUT)] if output else [])]
 
 
+EVAL = "one of the eval files (decontaminate.eval)"
 CLEAN_EVAL = "the file of the clean eval rows (decontaminate.write_clean_eval)"
 OUTPUT = "the work folder's output"
 

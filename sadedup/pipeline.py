@@ -198,9 +198,11 @@ def _check_not_inside_what_restart_deletes(root: Path) -> None:
 def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Workflow, files: list = ()) -> None:
     """Everything about the output that can be known before any work. `files`: those the
     inputs stand for (a folder's, a glob's), which a part of a sharded output may name."""
+    from .writers import check_outside
+
     out = output_of(output)
-    if not out.remote and Path(out.first).resolve().is_relative_to(Path(workdir).resolve()):
-        raise SadedupError(f"output {output} is inside the work folder {workdir}; write it elsewhere")
+    if not out.remote:
+        check_outside(out.first, workdir, shown=output)
     out.check(inputs, [*((str(f), "one of the inputs") for f in files), *claimed(wf, None)])
     if out.remote:
         return  # the check wrote a probe object there

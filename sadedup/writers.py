@@ -512,6 +512,15 @@ def check_output(path: str | Path, inputs: list[str | Path] = (), claimed: list[
         formats.output_schema(expand_inputs(list(inputs))[0])
 
 
+def check_outside(path: str | Path, workdir: str | Path, name: str = "output", shown: str | Path | None = None) -> None:
+    """Refuses a file to write (`name` says which; `shown`: as the user named it, default
+    `path`) inside the work folder: its files are sadedup's own, which a rerun replaces and
+    --restart deletes."""
+    if Path(path).resolve().is_relative_to(Path(workdir).resolve()):
+        raise SadedupError(f"{name} {path if shown is None else shown} is inside the work folder {workdir}; "
+                           f"write it elsewhere")
+
+
 def check_apart(path: str | Path, inputs: list[str | Path] = (), claimed: list[tuple[str, str]] = (),
                 name: str = "output") -> None:
     """Refuses a file to write (`name` says which) that is one of the inputs or inside an input

@@ -451,16 +451,15 @@ def check_clean_eval(wf: Workflow, root: Path, inputs: list, output: str | Path 
     files' format (when they have one with a writer: a .txt eval set may be written as JSONL
     or Parquet)."""
     from .. import formats
-    from ..outputs import CLEAN_EVAL, claimed
-    from ..writers import check_output
+    from ..outputs import CLEAN_EVAL, EVAL, claimed
+    from ..writers import check_output, check_outside
 
     cfg = wf.decontaminate
     path = Path(cfg.write_clean_eval)
     name = "decontaminate.write_clean_eval"
-    if path.resolve().is_relative_to(Path(root).resolve()):
-        raise SadedupError(f"{name} {path} is inside the work folder {root}; write it elsewhere")
+    check_outside(path, root, name=name)
     files = eval_files(cfg)
-    check_output(path, inputs, [*((str(f.path), "one of the eval files (decontaminate.eval)") for f in files),
+    check_output(path, inputs, [*((str(f.path), EVAL) for f in files),
                                 *(c for c in claimed(wf, None if output is None else str(output))
                                   if c[1] != CLEAN_EVAL)], name=name)
     kinds = {f.format for f in files}

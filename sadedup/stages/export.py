@@ -37,7 +37,7 @@ from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, json
 from ..locations import as_path, expand_glob, upload
 from ..outputs import Output, claimed, describe, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
-from ..writers import ParquetLayout, RowSchema, open_writer, row_of
+from ..writers import ParquetLayout, RowSchema, check_outside, open_writer, row_of
 from .base import Context, Stage, driver_wrote
 
 if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
@@ -425,8 +425,8 @@ class Export(Stage):
 
     def work(self, ctx: Context, key: str) -> dict[str, Any]:
         out = self._output(ctx)
-        if not out.remote and out.local().is_relative_to(ctx.ws.root.resolve()):
-            raise SadedupError(f"output {out.spec} is inside the work folder {ctx.ws.root}; write it elsewhere")
+        if not out.remote:
+            check_outside(out.local(), ctx.ws.root, shown=out.spec)
         recorded = ctx.ws.read_state()["inputs"]
         out.check([d["path"] for d in recorded], claimed(ctx.wf, None))  # before its lock file is made beside it
         if out.remote:  # an object store has no lock to take: one writer per URL is the user's to keep

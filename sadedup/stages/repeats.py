@@ -69,13 +69,17 @@ def windows_shard(build_dir: str, out_dir: str, L: int) -> dict[str, Any]:
     offsets = np.load(bdir / "offsets.npy")
     n = int(offsets[-1])
     wpos_dtype = np.int32 if n < (1 << 31) else np.int64
+    windows = distinct = 0
     with npy_appended(odir / "wpos.npy", wpos_dtype) as wpos_out, npy_appended(odir / "wl.npy", np.uint16) as wl_out:
         for wpos, wl in native.local_windows_pieces(load_npy(bdir / "sa.npy"), load_npy(bdir / "lcp.npy"),
                                                     valid_windows(offsets, n, L), L, wpos_dtype):
             wpos_out.append(wpos)
             wl_out.append(wl)
-    wl = load_npy(odir / "wl.npy")
-    return {"windows": len(wl), "distinct": native.count_runs(wl, L), **task_sums([odir / f for f in WINDOW_FILES])}
+            # counted as the pieces pass, not read back: only the stream's first window opens a
+            # run whatever its wl (count_runs); later pieces' first windows continue theirs
+            distinct += native.count_runs(wl, L) if windows == 0 else int(np.count_nonzero(wl < L))
+            windows += len(wl)
+    return {"windows": windows, "distinct": distinct, **task_sums([odir / f for f in WINDOW_FILES])}
 
 
 def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[str, Any]:

@@ -377,6 +377,10 @@ def test_an_interrupted_run_says_so_and_resumes(tmp_path, long_run, sig, code):
 INTERRUPT_AT_IMPORT = """
 import builtins, os, signal, sys, runpy
 module, sys.argv = sys.argv[1], ["sadedup", *sys.argv[2:]]
+# Ctrl-C answered as in a terminal, whatever the test runner's own disposition: a job started
+# in the background of a shell without job control inherits SIGINT ignored, and the command
+# rightly keeps an ignored SIGINT ignored (as a pool worker does)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 load = builtins.__import__
 def interrupting(*args, **kwargs):
     m = load(*args, **kwargs)

@@ -128,18 +128,14 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     root = Path(workdir).resolve()
     if inputs:
         files, unsupported = expand_inputs(list(inputs))
-        for given in inputs:
-            if is_url(given) or has_glob(given):
-                continue  # the files they name are checked below
-            p = Path(given)
+        given = [Path(g) for g in inputs if not (is_url(g) or has_glob(g))]  # a glob's files are in `files`
+        for p in given:
             if p.is_dir() and root.is_relative_to(p.resolve()):
                 raise SadedupError(f"work folder {workdir} is inside the input folder {p}; put it elsewhere "
                                    f"(its own files would become inputs)")
+        for p in given + [f.path for f in files if isinstance(f.path, Path)]:
             if p.resolve().is_relative_to(root):
                 raise SadedupError(f"input {p} is inside the work folder {workdir}; put the work folder elsewhere")
-        for f in files:
-            if isinstance(f.path, Path) and f.path.resolve().is_relative_to(root):
-                raise SadedupError(f"input {f.path} is inside the work folder {workdir}; put the work folder elsewhere")
     if output is not None:
         _check_output(output, list(inputs or []), workdir, wf, [f.path for f in files or []])
     if restart and files is None:  # said before the folder is emptied, not after

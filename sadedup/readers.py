@@ -393,27 +393,47 @@ def jsonl_lines(inp: InputFile, on_read=lambda n: None, piece: tuple[int, int, i
 _BLOCK = 1 << 22
 
 
-def _split_lines(f: BinaryIO, size: int | None) -> Iterator[bytes]:
-    """The lines of the next `size` bytes of f (all of it: None), without their line feed,
-    read in blocks: one copy of each line instead of readline's and rstrip's. A last line
-    without a line feed is a line; the empty rest after a final line feed is not."""
+def _line_blocks(read: Callable[[int], bytes], size: int | None) -> Iterator[tuple[bytes, int, int]]:
+    """The next `size` bytes of a file (all of it: None) as (buf, a, b): buf[a:b] is whole
+    lines, each with its line feed, in file order, read `_BLOCK` bytes at a time with no copy
+    of a block (only a line that spans blocks is joined). buf[:a] is then the tail of the line
+    just given (a > 0 only then) and buf[b:] holds no line feed. A last line without a line
+    feed is given with one; the empty rest after a final line feed is nothing."""
     rest: list[bytes] = []  # the start of a line longer than what is read so far
     while True:
-        block = f.read(_BLOCK if size is None else min(_BLOCK, size))
+        block = read(_BLOCK if size is None else min(_BLOCK, size))
         if not block:
-            tail = b"".join(rest)
-            if tail:
-                yield tail
+            if rest:
+                rest.append(b"\n")
+                tail = b"".join(rest)
+                yield tail, 0, len(tail)
             return
         if size is not None:
             size -= len(block)
-        lines = block.split(b"\n")
+        a = 0
         if rest:
-            rest.append(lines[0])
-            lines[0] = b"".join(rest)
-            rest = []
-        rest.append(lines.pop())
-        yield from lines
+            i = block.find(b"\n")
+            if i < 0:
+                rest.append(block)
+                continue
+            rest.append(block[:i + 1])
+            head, rest = b"".join(rest), []
+            yield head, 0, len(head)
+            a = i + 1
+        b = block.rfind(b"\n") + 1
+        if b > a:
+            yield block, a, b
+        if len(block) > max(a, b):
+            rest.append(block[max(a, b):])
+
+
+def _split_lines(f: BinaryIO, size: int | None) -> Iterator[bytes]:
+    """The lines of the next `size` bytes of f (all of it: None), without their line feed:
+    one copy of each line instead of readline's and rstrip's."""
+    for buf, a, b in _line_blocks(f.read, size):
+        # buf.split gives buf[:a] (one line feed there at most, at a - 1) as its first part
+        # and buf[b:] (none) as its last: both dropped, without slicing the block itself
+        yield from buf.split(b"\n")[1 if a else 0:-1]
 
 
 def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview, int], None], on_read=lambda n: None,
@@ -434,16 +454,6 @@ def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview
         size = end - start
     at = lines = 0
     out = bytearray(_BLOCK + 1)
-    rest: list[bytes] = []  # the start of a line longer than what is read so far
-
-    def copy(buf: bytes, a: int, b: int) -> None:
-        nonlocal row, at, lines, out
-        if len(out) < b - a:
-            out = bytearray(b - a)
-        n, row, at, w = native.jsonl_kept(buf, a, b, row, rows, kept, at, out)
-        lines += w
-        with memoryview(out) as mv:
-            write(mv[:n], w)
 
     def read(f: BinaryIO, n: int) -> bytes:
         try:
@@ -452,31 +462,13 @@ def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview
             raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
 
     with _open_binary(inp, on_read, start) as f:
-        while True:
-            block = read(f, _BLOCK if size is None else min(_BLOCK, size))
-            if not block:
-                if rest:  # a last line without a line feed is a line
-                    rest.append(b"\n")
-                    tail = b"".join(rest)
-                    copy(tail, 0, len(tail))
-                break
-            if size is not None:
-                size -= len(block)
-            a = 0
-            if rest:
-                i = block.find(b"\n")
-                if i < 0:
-                    rest.append(block)
-                    continue
-                rest.append(block[:i + 1])
-                head, rest = b"".join(rest), []
-                copy(head, 0, len(head))
-                a = i + 1
-            b = block.rfind(b"\n") + 1
-            if b > a:
-                copy(block, a, b)
-            if len(block) > max(a, b):
-                rest.append(block[max(a, b):])
+        for buf, a, b in _line_blocks(lambda n: read(f, n), size):
+            if len(out) < b - a:
+                out = bytearray(b - a)
+            n, row, at, w = native.jsonl_kept(buf, a, b, row, rows, kept, at, out)
+            lines += w
+            with memoryview(out) as mv:
+                write(mv[:n], w)
     return at, lines
 
 

@@ -77,8 +77,9 @@ def stage_seconds(db: Path) -> dict[str, float]:
         out = {}
         for stage, detail in con.execute("SELECT stage, detail FROM stages WHERE shard = -1"):
             d = json.loads(detail or "{}")
-            if "seconds" in d:
-                out[stage] = float(d["seconds"])
+            if "seconds" in d:  # minhash times its steps: a dict with their total
+                s = d["seconds"]
+                out[stage] = float(s["total"] if isinstance(s, dict) else s)
             for k, v in d.items():  # sub-steps timed inside a stage (windows_seconds, ...)
                 if k.endswith("_seconds") and isinstance(v, (int, float)):
                     out[f"{stage}.{k[:-8]}"] = float(v)

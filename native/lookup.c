@@ -112,7 +112,8 @@ static inline int64_t extend(const uint8_t *x, const uint8_t *y, int64_t from, i
 #define WALK 64
 
 int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
-                        sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends) {
+                        sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends, int32_t *qstream,
+                        int64_t *qrun) {
     /* The merge of two sorted streams, walked on their common prefixes as sd_merge does: lo is
      * the first window of r above the query before (t'), and m = lcp(r[lo], t') is known
      * (known = 0 before the first query and after a gallop). With w = lcp(t', t), r[lo] is
@@ -126,9 +127,9 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
     side r = {RT, rn, rpos, rpos64, rw, es, L, 0};
     sd_merger *mg = sd_merger_open(qs, k, es, L);
     if (!mg) return -2;
-    int64_t found = 0, lo = 0, m = 0, qi, qend, qrun, w;
+    int64_t found = 0, lo = 0, m = 0, qi, qend, qrun_at, w;
     int known = 0, qs_at;
-    while (lo < rw && sd_merger_next(mg, &qs_at, &qi, &qend, &qrun, &w)) {
+    while (lo < rw && sd_merger_next(mg, &qs_at, &qi, &qend, &qrun_at, &w)) {
         if (w >= L) continue; /* the same window as the query before (the first has w = 0) */
         const sd_stream *q = &qs[qs_at];
         const uint8_t *t = q->T + idx_at(q->wpos, qi, q->wpos64) * es;
@@ -171,6 +172,8 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
             int64_t e = run_end(&r, rwl, i, t);
             if (r.bad) { sd_merger_close(mg); return -1; }
             heads[found] = i;
+            if (qstream) qstream[found] = qs_at;
+            if (qrun) qrun[found] = qrun_at;
             ends[found++] = e;
             lo = e;
             m = e < rw ? rwl[e] : 0; /* r[e - 1] is t */

@@ -249,7 +249,8 @@ static int64_t count_runs(const uint16_t *wl, int64_t nw, int64_t L) {
     return runs;
 }
 
-/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid, run_gid64). */
+/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid, run_gid64[, extra]),
+ * extra (uint8, one per distinct window) optional. */
 static PyObject *py_merge(PyObject *self, PyObject *args) {
     PyObject *list;
     int es;
@@ -257,20 +258,21 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!iL", &PyList_Type, &list, &es, &L)) return NULL;
     Py_ssize_t k = PyList_GET_SIZE(list);
     sd_stream *st = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
-    Py_buffer *bufs = calloc((size_t)(4 * (k ? k : 1)), sizeof(Py_buffer));
+    Py_buffer *bufs = calloc((size_t)(5 * (k ? k : 1)), sizeof(Py_buffer));
     Py_ssize_t got = 0;
     PyObject *ret = NULL;
     if (!st || !bufs) { PyErr_NoMemory(); goto done; }
     if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
     for (Py_ssize_t s = 0; s < k; s++) {
         int wpos64, run_gid64;
-        Py_buffer *b = &bufs[4 * s];
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64))
+        Py_buffer *b = &bufs[5 * s];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p|y*", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64,
+                              &b[4]))
             goto done;
         got = s + 1;
         int64_t nw = b[2].len / 2;
         if (!need(&b[1], nw * W(wpos64), "wpos")) goto done;
-        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64};
+        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64, b[4].buf};
         /* every window must lie inside the token buffer */
         for (int64_t j = 0; j < nw; j++) {
             int64_t p = idx_at(b[1].buf, j, wpos64);
@@ -279,7 +281,12 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
                 goto done;
             }
         }
-        if (!need(&b[3], count_runs(b[2].buf, nw, L) * W(run_gid64), "run_gid")) goto done;
+        int64_t runs = count_runs(b[2].buf, nw, L);
+        if (!need(&b[3], runs * W(run_gid64), "run_gid")) goto done;
+        if (b[4].obj && b[4].len != runs) {
+            PyErr_Format(PyExc_ValueError, "stream %zd: extra needs one count per distinct window", s);
+            goto done;
+        }
     }
     int64_t G;
     Py_BEGIN_ALLOW_THREADS
@@ -289,20 +296,20 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     else ret = PyLong_FromLongLong(G);
 done:
     for (Py_ssize_t s = 0; s < got; s++)
-        for (int j = 0; j < 4; j++) PyBuffer_Release(&bufs[4 * s + j]);
+        for (int j = 0; j < 5; j++) PyBuffer_Release(&bufs[5 * s + j]);
     free(st); free(bufs);
     return ret;
 }
 
-/* find_windows(RT, rpos, rpos64, rwl, queries, es, L, heads, ends) -> found; queries is a list
- * of (QT, qpos, qpos64, qwl) */
+/* find_windows(RT, rpos, rpos64, rwl, queries, es, L, heads, ends, qstream, qrun) -> found; queries is
+ * a list of (QT, qpos, qpos64, qwl); qstream int32, qrun int64 */
 static PyObject *py_find_windows(PyObject *self, PyObject *args) {
-    Py_buffer RT, rpos, rwl, heads, ends;
+    Py_buffer RT, rpos, rwl, heads, ends, qstream, qrun;
     PyObject *list;
     int rpos64, es;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*O!iLw*w*", &RT, &rpos, &rpos64, &rwl, &PyList_Type, &list, &es, &L, &heads,
-                          &ends))
+    if (!PyArg_ParseTuple(args, "y*y*py*O!iLw*w*w*w*", &RT, &rpos, &rpos64, &rwl, &PyList_Type, &list, &es, &L,
+                          &heads, &ends, &qstream, &qrun))
         return NULL;
     Py_ssize_t k = PyList_GET_SIZE(list), got = 0;
     sd_stream *qs = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
@@ -330,14 +337,15 @@ static PyObject *py_find_windows(PyObject *self, PyObject *args) {
                 goto done;
             }
         }
-        qs[s] = (sd_stream){b[0].buf, b[1].buf, qpos64, b[2].buf, nw, NULL, 0};
+        qs[s] = (sd_stream){b[0].buf, b[1].buf, qpos64, b[2].buf, nw, NULL, 0, NULL};
         runs += count_runs(b[2].buf, nw, L);
     }
-    if (need(&heads, runs * 8, "heads") && need(&ends, runs * 8, "ends")) {
+    if (need(&heads, runs * 8, "heads") && need(&ends, runs * 8, "ends") && need(&qstream, runs * 4, "qstream") &&
+        need(&qrun, runs * 8, "qrun")) {
         int64_t found;
         Py_BEGIN_ALLOW_THREADS
         found = sd_find_windows(RT.buf, RT.len / es, rpos.buf, rpos64, rwl.buf, rw, qs, (int)k, es, L, heads.buf,
-                                ends.buf);
+                                ends.buf, qstream.buf, qrun.buf);
         Py_END_ALLOW_THREADS
         if (found == -2) PyErr_NoMemory();
         else if (found < 0) PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
@@ -347,8 +355,8 @@ done:
     for (Py_ssize_t s = 0; s < got; s++)
         for (int j = 0; j < 3; j++) PyBuffer_Release(&bufs[3 * s + j]);
     free(qs); free(bufs);
-    Py_buffer *all[] = {&RT, &rpos, &rwl, &heads, &ends};
-    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
+    Py_buffer *all[] = {&RT, &rpos, &rwl, &heads, &ends, &qstream, &qrun};
+    for (int i = 0; i < 7; i++) PyBuffer_Release(all[i]);
     return ret;
 }
 

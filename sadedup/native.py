@@ -245,32 +245,42 @@ def count_runs(wl: np.ndarray, L: int) -> int:
     return int(np.count_nonzero(wl < L)) + int(len(wl) > 0 and wl[0] >= L)
 
 
-def merge(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], L: int) -> int:
-    """k-way merge of (tokens, wpos, wl, run_gid) streams; fills run_gid, returns #groups.
+def merge(streams: Sequence[tuple], L: int) -> int:
+    """k-way merge of (tokens, wpos, wl, run_gid[, extra]) streams; fills run_gid, returns #groups.
 
     All token arrays must share one dtype. run_gid (int64, or int32 when the groups are known
     to number fewer than 2^31; one per distinct window of the shard) receives the global group
-    id, or -1 for a window that occurs once in the corpus.
+    id, or -1 for a window that occurs once in the corpus. extra (optional, uint8, one per
+    distinct window; None: none) counts occurrences of the window outside every stream merged
+    (a reference's windows found equal to it by find_windows): they add to its group's count,
+    so a window once in the streams but also found elsewhere is repeated.
     """
     if not streams:
         return 0
     es = token_size(streams[0][0])
     args = []
-    for tokens, wpos, wl, run_gid in streams:
+    for tokens, wpos, wl, run_gid, *rest in streams:
+        extra = rest[0] if rest else None
         if token_size(tokens) != es:
             raise TypeError("all shards must use the same token dtype")
         if run_gid.dtype not in (np.int64, np.int32) or wl.dtype != np.uint16:
             raise TypeError("run_gid must be int64 or int32 and wl uint16")
+        if extra is not None and extra.dtype != np.uint8:
+            raise TypeError("extra must be uint8")
         args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray(),
-                     _is64(run_gid)))
+                     _is64(run_gid), *(() if extra is None else (_buf(extra) if extra.size else b"",))))
     return _native.merge(args, es, int(L))
 
 
 def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 queries: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], L: int) -> tuple[np.ndarray, np.ndarray]:
+                 queries: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                 L: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The distinct windows of the sorted streams `queries` that `stream` holds too, each as
-    the run of its equal windows there: (heads, ends), int64, increasing; stream windows
-    heads[k]..ends[k]-1 are one query window (one entry however many queries hold it).
+    the run of its equal windows there: (heads, ends, qstream, qrun), heads and ends int64,
+    increasing; stream windows heads[k]..ends[k]-1 are one query window (one entry however
+    many queries hold it): query qstream[k] (int32), its distinct window qrun[k] (int64, its
+    ordinal among that query's distinct windows, as merge numbers run_gid; the first query
+    stream that holds the window in their merged order).
     Streams are (tokens, wpos, wl) as local_windows makes them, tokens of one dtype.
     Galloping search (native/lookup.c): the stream is read only where it is probed, about
     log(gap) windows a query, the queries taken in their merged order (so `stream` is walked
@@ -284,10 +294,12 @@ def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray],
         args.append((_buf(qt), _buf(qpos), _is64(qpos), _buf(qwl)))
     runs = sum(count_runs(qwl, L) for _, _, qwl in queries)
     heads, ends = np.empty(runs, np.int64), np.empty(runs, np.int64)
+    qstream, qrun = np.empty(runs, np.int32), np.empty(runs, np.int64)
     if runs == 0 or len(rwl) == 0:
-        return heads[:0], ends[:0]
-    n = _native.find_windows(_buf(rt), _buf(rpos), _is64(rpos), _buf(rwl), args, es, int(L), heads, ends)
-    return heads[:n], ends[:n]
+        return heads[:0], ends[:0], qstream[:0], qrun[:0]
+    n = _native.find_windows(_buf(rt), _buf(rpos), _is64(rpos), _buf(rwl), args, es, int(L), heads, ends, qstream,
+                             qrun)
+    return heads[:n], ends[:n], qstream[:n], qrun[:n]
 
 
 def window_lcp(tokens: np.ndarray, wpos: np.ndarray, L: int) -> np.ndarray:

@@ -869,7 +869,7 @@ class ExtraText:
                 **task_sums([out / f for f in REF_TEXT_FILES])}
 
 
-RUN_FILES = ("wpos.npy", "wl.npy", "theirs.npy", "heads.npy", "ends.npy")
+RUN_FILES = ("wpos.npy", "theirs.npy", "heads.npy", "ends.npy", "qshard.npy", "qrun.npy")
 
 
 def _index_dtype(n: int):
@@ -878,16 +878,18 @@ def _index_dtype(n: int):
 
 @dataclass(frozen=True)
 class DistinctWindows:
-    """Task: a reference stream's distinct windows that occur in this run too, as a stream
-    for the merge. Each distinct window of this run's shards (`queries`: the tokens and the
-    sorted windows of each) is looked up in the reference's sorted windows
-    (native.find_windows: galloping search, the reference's arrays read only where they are
-    probed, so this costs the new text's windows times the logarithm of the reference's, not
-    a pass over the reference). A window of the reference no query equals adds nothing to
-    this run's decisions and is left out. Kept, in the reference's order: their positions
-    (wpos.npy), their common prefix with the kept one before (wl.npy), the reference's own
-    group id of each (theirs.npy, from its gid.npy: -1 for a window it holds once) and the
-    bounds of its run of equal windows in the reference's stream (heads.npy, ends.npy)."""
+    """Task: a reference stream's distinct windows that occur in this run too. Each distinct
+    window of this run's shards (`queries`: the tokens and the sorted windows of each) is
+    looked up in the reference's sorted windows (native.find_windows: galloping search, the
+    reference's arrays read only where they are probed, so this costs the new text's windows
+    times the logarithm of the reference's, not a pass over the reference). A window of the
+    reference no query equals adds nothing to this run's decisions and is left out. Kept, in
+    the reference's order: their positions (wpos.npy), the reference's own group id of each
+    (theirs.npy, from its gid.npy: -1 for a window it holds once), the bounds of its run of
+    equal windows in the reference's stream (heads.npy, ends.npy), and the window of this run
+    it equals: its shard (qshard.npy) and its ordinal among that shard's distinct windows
+    (qrun.npy). The merge does not merge these windows: it counts one more occurrence on the
+    window of this run they equal, whose group id they take (stages/repeats.py, MergePart)."""
     source: str          # the reference's windows (wpos.npy, wl.npy) and group ids (gid.npy)
     built: str           # the tokens they index (tokens.npy)
     queries: tuple[tuple[str, str], ...]  # this run's shards: (folder of tokens.npy, of wpos/wl.npy)
@@ -897,29 +899,31 @@ class DistinctWindows:
     def __call__(self) -> dict[str, Any]:
         src, out, L = Path(self.source), Path(self.out), self.L
         out.mkdir(parents=True, exist_ok=True)
-        # the reference's tokens read into memory, not mapped: the lookup and window_lcp read
-        # them at random (a window per compare: 3.6M compares over 37 MB in the bench's first
-        # shard), and numpy asks for huge pages for a large array, where a mapped file has
-        # 4 KB ones and nearly every compare missed the TLB. No more memory than the build of
-        # that shard was planned for (its tokens are a fraction of its suffix array).
+        # the reference's tokens read into memory, not mapped: the lookup reads them at random
+        # (a window per compare: 3.6M compares over 37 MB in the bench's first shard), and
+        # numpy asks for huge pages for a large array, where a mapped file has 4 KB ones and
+        # nearly every compare missed the TLB. No more memory than the build of that shard
+        # was planned for (its tokens are a fraction of its suffix array).
         tokens = load_npy(Path(self.built) / "tokens.npy", mmap=False)
         wpos, wl = load_npy(src / "wpos.npy"), load_npy(src / "wl.npy")
+        query_wl = [load_npy(Path(w) / "wl.npy") for _, w in self.queries]
         # every shard of this run in one lookup: the reference's windows are walked once for all
         # (a lookup per shard walked them once each, about as long for a few queries as for many)
-        heads, ends = native.find_windows((tokens, wpos, wl), [
-            (load_npy(Path(t) / "tokens.npy"), load_npy(Path(w) / "wpos.npy"), load_npy(Path(w) / "wl.npy"))
-            for t, w in self.queries], L)
+        heads, ends, qshard, qrun = native.find_windows((tokens, wpos, wl), [
+            (load_npy(Path(t) / "tokens.npy"), load_npy(Path(w) / "wpos.npy"), qwl)
+            for (t, w), qwl in zip(self.queries, query_wl)], L)
         kept = np.asarray(wpos[heads])
         theirs = np.asarray(load_npy(src / "gid.npy")[kept]).astype(np.int64)
         small = _index_dtype(len(wl))
+        queries = [native.count_runs(qwl, L) for qwl in query_wl]
         save_npy(out / "wpos.npy", kept)
-        save_npy(out / "wl.npy", native.window_lcp(tokens, kept, L))
         save_npy(out / "theirs.npy", theirs)
         save_npy(out / "heads.npy", heads.astype(small))
         save_npy(out / "ends.npy", ends.astype(small))
-        return {"windows": len(wl), "queries": sum(native.count_runs(load_npy(Path(w) / "wl.npy"), L)
-                                                   for _, w in self.queries),
-                "kept": len(heads), **task_sums([out / f for f in RUN_FILES])}
+        save_npy(out / "qshard.npy", qshard)
+        save_npy(out / "qrun.npy", qrun.astype(_index_dtype(max(queries, default=0))))
+        return {"windows": len(wl), "queries": sum(queries), "kept": len(heads),
+                **task_sums([out / f for f in RUN_FILES])}
 
 
 def sorted_text(stage: "Stage", ctx: "Context", key: str) -> list[Stream]:
@@ -1066,7 +1070,8 @@ def preset(ctx: "Context", state: np.ndarray, base: int, kept_only: bool) -> int
         wanted[np.load(o / "firsts.npy")[0]] = True
     for st in streams(ctx):
         s = st.shard
-        wl = load_npy(st.windows / "wl.npy")
+        # a reduced stream keeps no wl.npy (it is not merged): its windows are its wpos.npy
+        wl = load_npy(st.windows / ("wpos.npy" if st.reduced else "wl.npy"))
         if not len(wl):
             continue
         offsets, docs = s.offsets(), s.docs()

@@ -140,6 +140,45 @@ def test_windows_merge_scatter_match_brute_force(data, L, k, dt):
     assert [keys[w] for w in sorted(keys)] == list(range(G))
 
 
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), L=st.integers(1, 12), k=st.integers(1, 4))
+def test_merge_counts_extra_occurrences(data, L, k):
+    """Per distinct window, occurrences found elsewhere (extra, as a reference's windows that a
+    lookup found equal) count in its group: a group is repeated when its windows in the
+    streams and its extra counts reach 2, ids dense in the windows' order either way."""
+    streams, extras = [], []
+    for _ in range(k):
+        docs = data.draw(st.lists(st.lists(st.integers(0, 2), max_size=30), max_size=4))
+        T = np.array([t for d in docs for t in d], dtype=np.uint8)
+        _, wpos, wl = sorted_stream(T, np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64), L)
+        runs = native.count_runs(wl, L)
+        extra = np.array(data.draw(st.lists(st.integers(0, 2), min_size=runs, max_size=runs)), dtype=np.uint8)
+        streams.append((T, wpos, wl, np.full(runs, -7, np.int64), extra))
+        extras.append(extra)
+    count: dict[tuple, int] = {}
+    for T, wpos, wl, _, extra in streams:
+        r = -1
+        for j, p in enumerate(wpos.tolist()):
+            w = tuple(T[p:p + L].tolist())
+            if j == 0 or wl[j] < L:
+                r += 1
+                count[w] = count.get(w, 0) + int(extra[r])
+            count[w] = count.get(w, 0) + 1
+    repeated = sorted(w for w, c in count.items() if c >= 2)
+    G = native.merge(streams, L)
+    assert G == len(repeated)
+    for T, wpos, wl, run_gid, _ in streams:
+        firsts = [p for j, p in enumerate(wpos.tolist()) if j == 0 or wl[j] < L]
+        for p, g in zip(firsts, run_gid.tolist()):
+            w = tuple(T[p:p + L].tolist())
+            assert g == (repeated.index(w) if w in repeated else -1)
+    # no extra given is extra of zeros
+    plain = [(T, wpos, wl, np.full(len(g), -7, np.int64)) for T, wpos, wl, g, _ in streams]
+    zeros = [(T, wpos, wl, np.full(len(g), -7, np.int64), np.zeros(len(g), np.uint8)) for T, wpos, wl, g, _ in streams]
+    assert native.merge(plain, L) == native.merge(zeros, L)
+    assert all(np.array_equal(a[3], b[3]) for a, b in zip(plain, zeros))
+
+
 def sorted_stream(T, offsets, L):
     """(tokens, wpos, wl) of one shard, as the repeats stage makes them."""
     sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32) if len(T) else np.zeros(0, np.int32)
@@ -151,7 +190,7 @@ def check_find_windows(ref, queries, L):
     """find_windows and window_lcp against the windows compared one by one. `queries`: one
     stream or a list of them (looked up in one walk, each window once)."""
     queries = queries if isinstance(queries, list) else [queries]
-    heads, ends = native.find_windows(ref, queries, L)
+    heads, ends, qstream, qrun = native.find_windows(ref, queries, L)
     T, wpos, _ = ref
     runs: dict[tuple, list[int]] = {}
     for i, p in enumerate(wpos.tolist()):
@@ -160,6 +199,16 @@ def check_find_windows(ref, queries, L):
     want = sorted((r[0], r[-1] + 1) for w, r in runs.items() if w in wanted)
     assert all(r == list(range(r[0], r[-1] + 1)) for r in runs.values())  # equal windows are one run
     assert list(zip(heads.tolist(), ends.tolist())) == want
+    # each found window named by the first query stream that holds it and its ordinal among
+    # that stream's distinct windows (as merge numbers run_gid)
+    distinct = []
+    for qT, qpos, qwl in queries:
+        firsts = [p for j, p in enumerate(qpos.tolist()) if j == 0 or qwl[j] < L]
+        distinct.append([tuple(qT[p:p + L].tolist()) for p in firsts])
+    for h, qs_, qr in zip(heads.tolist(), qstream.tolist(), qrun.tolist()):
+        w = tuple(T[wpos[h]:wpos[h] + L].tolist())
+        assert distinct[qs_][qr] == w
+        assert all(w not in distinct[s_] for s_ in range(qs_))
     kept = wpos[heads]
     lcp = native.window_lcp(T, kept, L)
     for i in range(len(kept)):

@@ -117,7 +117,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 
 def check_incremental(cli, tmp: Path, dumps: list[list[str]], sets: list[str],
-                      first_sets: tuple[str, ...] = ()) -> tuple[list[Path], Path]:
+                      first_sets: tuple[str, ...] = (), fast: tuple[str, ...] = tuple(FAST)) -> tuple[list[Path], Path]:
     """Runs each dump against every earlier one (chained; `first_sets` for the first), and one
     combined run over all the dumps; the last dump's decisions and output rows must be equal
     in both, and no reference folder may change by a byte. Returns (the incremental folders,
@@ -129,13 +129,13 @@ def check_incremental(cli, tmp: Path, dumps: list[list[str]], sets: list[str],
         w = tmp / f"work{i}"
         refs = [x for p in works for x in ("--reference", str(p))]
         cli("run", "-q", "--input", f, "--output", tmp / f"out{i}.jsonl", "--workdir", w, *refs, *sets,
-            *(first_sets if i == 0 else ()), *FAST)
+            *(first_sets if i == 0 else ()), *fast)
         works.append(w)
         shots.append(snapshot(w))
     assert [snapshot(w) for w in works[:-1]] == shots[:-1], "a reference folder changed"
     combined = tmp / "combined"
     cli("run", "-q", *[x for f in files for x in ("--input", f)], "--output", tmp / "combined.jsonl",
-        "--workdir", combined, *sets, *FAST)
+        "--workdir", combined, *sets, *fast)
     bases = [sum(len(d) for d in dumps[:i]) for i in range(len(dumps))]
     got = decisions(works[-1], [], 0)
     want = decisions(combined, bases, bases[-1])
@@ -148,12 +148,16 @@ def check_incremental(cli, tmp: Path, dumps: list[list[str]], sets: list[str],
     return works, combined
 
 
-@pytest.mark.parametrize("seed, L, shard, keep, prefilter", [
-    (1, 12, None, "first", True),
-    (2, 9, 700, "first", False),   # several shards here and there; the reference without anchors
-    (3, 10, 900, "none", True),
+@pytest.mark.parametrize("seed, L, shard, keep, prefilter, parts", [
+    (1, 12, None, "first", True, 1),
+    (2, 9, 700, "first", False, 1),   # several shards here and there; the reference without anchors
+    (3, 10, 900, "none", True, 1),
+    # the merge in three key ranges (a task each, run.workers=3): the reference's windows found
+    # equal to this run's (several shards of both) counted and numbered part by part
+    (4, 11, 600, "first", True, 3),
+    (5, 8, 500, "none", True, 3),
 ])
-def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefilter):
+def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefilter, parts):
     """Exact and substring decisions of a new dump against a reference equal those of one
     run over both dumps, with the first dump's documents first."""
     rng = random.Random(seed)
@@ -163,9 +167,10 @@ def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefil
             f"substring.keep={keep}"]
     if shard:
         sets += ["--set", f"substring.shard_tokens={shard}"]
+    fast = ("--set", f"run.workers={parts}", "--set", "run.executor=inline")
     # the reference may have been built either way: its anchors are made here when it has none
     (ref, b), _ = check_incremental(cli, tmp_path, [d1, d2], sets,
-                                    ("--set", f"substring.prefilter={str(prefilter).lower()}"))
+                                    ("--set", f"substring.prefilter={str(prefilter).lower()}"), fast)
     refs = rows(b, "SELECT ref_id, workdir, run_id FROM refs")
     assert refs == [(0, str(ref.resolve()), rows(ref, "SELECT max(run_id) FROM runs WHERE status = 'done'")[0][0])]
     # sources that are in the reference, and exact duplicates of its documents, say so
@@ -176,8 +181,8 @@ def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefil
              if s in ("candidates", "repeats")}
     size = lambda pattern: sum(p.stat().st_size for p in b.glob(pattern))  # noqa: E731
     assert moved["candidates"]["CrossRange"] > 0
-    # DistinctWindows's files (wpos, wl, theirs, heads, ends) beside the merge's run_gid.npy
-    assert moved["repeats"]["DistinctWindows"] == size("substring/*/L*/ref0_shard_*/[wteh]*.npy") > 0
+    # DistinctWindows's files (wpos, theirs, heads, ends, qshard, qrun) beside the merge's run_gid.npy
+    assert moved["repeats"]["DistinctWindows"] == size("substring/*/L*/ref0_shard_*/[wtehq]*.npy") > 0
 
 
 def test_chained_references_and_minhash(cli, tmp_path):

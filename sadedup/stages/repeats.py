@@ -173,17 +173,51 @@ class MergePart:
     # misses the TLB, while numpy's own allocation of this size is given huge pages (256 MB
     # of web text: the merge's CPU 6.9 -> 5.2 s; see also reference.DistinctWindows)
     in_memory: bool = False
+    # a reference's windows found equal to windows of this run (reference.DistinctWindows:
+    # folders of qshard.npy, qrun.npy), not merged themselves: each is one more occurrence of
+    # the window of this run it equals (query shard q is stream `queries[q]` of the merge),
+    # counted there (native.merge's extra), and takes that window's group id, written beside
+    # them (run_gid.part<k>.npy) for those of this part. The ids are those a merge of them all
+    # gives: a found window is in a group with a window of this run, in the same key range.
+    found: tuple[str, ...] = ()
+    queries: tuple[int, ...] = ()
 
     def __call__(self) -> dict[str, Any]:
         outs = [Path(odir) / f"run_gid.part{self.k:05d}.npy" for odir in self.outs or self.windows]
         # the part's ids, from 0, are fewer than its distinct windows: int32 when those are
         ids = np.int32 if sum(re - ri for *_, ri, re in self.slices) < (1 << 31) else np.int64
+        found = [(np.load(Path(d) / "qshard.npy"), np.load(Path(d) / "qrun.npy")) for d in self.found]
+        extras: list[Any] = [None] * len(self.slices)
+        picks = []  # per found folder, per query shard: (its entries in this part, their runs in the part's slice)
+        for qshard, qrun in found:
+            picks.append([])
+            for q, s in enumerate(self.queries):
+                ri, re = self.slices[s][2:]
+                at = np.flatnonzero((qshard == q) & (qrun >= ri) & (qrun < re))
+                if extras[s] is None:
+                    extras[s] = np.zeros(re - ri, np.uint8)
+                # one more, whichever references found it: a window of this run with a
+                # found one is repeated, which is all the count decides
+                extras[s][qrun[at] - ri] = 1
+                picks[-1].append((at, qrun[at] - ri))
+        wrote = 0
         with ExitStack() as stack:  # written by the kernel straight into the files' maps
             piece = [(load_npy(Path(tok), mmap=not self.in_memory), load_npy(Path(odir) / "wpos.npy")[i:e],
-                      load_npy(Path(odir) / "wl.npy")[i:e], stack.enter_context(npy_in_place(out, ids, re - ri)))
-                     for tok, odir, (i, e, ri, re), out in zip(self.tokens, self.windows, self.slices, outs)]
+                      load_npy(Path(odir) / "wl.npy")[i:e], stack.enter_context(npy_in_place(out, ids, re - ri)),
+                      extra)
+                     for tok, odir, (i, e, ri, re), out, extra in zip(self.tokens, self.windows, self.slices, outs,
+                                                                       extras)]
             groups = native.merge(piece, self.L)
-        return {"groups": groups, "wrote": file_bytes(outs)}
+            for d, per_query in zip(self.found, picks):
+                # this part's entries are one stretch of the folder's (in key order, as the parts)
+                at = np.concatenate([a for a, _ in per_query] + [np.zeros(0, np.int64)])
+                order = np.argsort(at, kind="stable")
+                got = np.concatenate([np.asarray(piece[s][3][r]) for s, (_, r) in zip(self.queries, per_query)]
+                                     + [np.zeros(0, ids)])
+                out = Path(d) / f"run_gid.part{self.k:05d}.npy"
+                save_npy(out, got[order].astype(ids, copy=False))
+                wrote += file_bytes([out])
+        return {"groups": groups, "wrote": file_bytes(outs) + wrote}
 
 
 @dataclass(frozen=True)
@@ -274,8 +308,12 @@ class Repeats(Stage):
         mkey = self._plan(ctx, key)[3]  # the windows just made are in it
         merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
         if merged:
-            groups = self._merge(ctx, [*(s.built for s in refs), *built], [*(s.windows for s in refs), *outs], L,
-                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in refs), *outs])
+            # a reference's reduced streams are not merged: each of their windows equals one
+            # of this run's, counted on it and given its id (MergePart)
+            mixed = [s for s in refs if not s.reduced]
+            groups = self._merge(ctx, [*(s.built for s in mixed), *built], [*(s.windows for s in mixed), *outs], L,
+                                 max(1, ctx.wf.run.n_workers), [*(s.write for s in mixed), *outs],
+                                 [s.windows for s in refs if s.reduced])
             faults.point("repeats.merge")
             ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
@@ -296,20 +334,25 @@ class Repeats(Stage):
 
     @staticmethod
     def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int,
-               write: list[Path] | None = None) -> int:
+               write: list[Path] | None = None, found: list[Path] | None = None) -> int:
         """The cross-shard merge as tasks: `parts` merges of disjoint key ranges, then per
         shard its run_gid.npy joined from the parts, each part's ids moved past the groups of
         the parts before it; the result is the one merge's. `write`: per stream, the folder
-        its run_gid.npy goes to (default: its windows' folder, `outs`)."""
+        its run_gid.npy goes to (default: its windows' folder, `outs`). `found`: folders of a
+        reference's windows found equal to windows of this run's shards, the last streams of
+        `outs` (MergePart): counted on those, not merged, their run_gid.npy made too."""
         plan = merge_plan([(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
                            for b, o in zip(built, outs)], L, parts)
         tokens, windows = tuple(str(b / "tokens.npy") for b in built), tuple(map(str, outs))
         dest = windows if write is None else tuple(map(str, write))
         in_memory = sum(os.path.getsize(t) for t in tokens) <= usable_budget(ctx.wf) // max(len(plan), 1)
+        found_dirs = tuple(map(str, found or ()))
+        # the query shards of the lookups are this run's shards, the last streams
+        queries = tuple(range(len(outs) - len(sorted_dirs(ctx.ws, ctx.wf)), len(outs))) if found_dirs else ()
         counts = [0] * len(plan)
         for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest,
-                                                   in_memory) for k, p in enumerate(plan)]):
+                                                   in_memory, found_dirs, queries) for k, p in enumerate(plan)]):
             counts[k] = res["groups"]
         shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
-        run_all(ctx.executor, [JoinShard(o, shifts) for o in dest])
+        run_all(ctx.executor, [JoinShard(o, shifts) for o in (*dest, *found_dirs)])
         return int(sum(counts))

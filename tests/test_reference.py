@@ -415,3 +415,24 @@ def test_relative_output_from_another_directory(cli, tmp_path):
                   "--set", "stages=exact", *FAST)
     assert p.returncode == 0, p.stderr
     assert not (tmp_path / "sub" / "a.jsonl").exists() and (tmp_path / "b.jsonl").exists()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_bounds_place_like_searchsorted(seed):
+    """The piece (region, document) of many positions at once, by the bucket table and its
+    steps (short pieces, empty ones, buckets with many starts, one piece), against numpy's
+    binary search."""
+    import numpy as np
+
+    from sadedup.reference import BUCKET_BITS, _Bounds
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 400))
+    # lengths from empty to several buckets long, so some buckets hold many starts
+    scale = [1, 3, 1 << BUCKET_BITS, 5 << BUCKET_BITS][seed % 4]
+    lengths = rng.integers(0, scale + 1, size=k)
+    lengths[rng.integers(0, k)] += 1  # at least one position
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    q = rng.integers(0, bounds[-1], size=int(rng.integers(1, 3000))).astype(np.int64)
+    q[:2] = [0, bounds[-1] - 1]
+    assert np.array_equal(_Bounds(bounds)(q), np.searchsorted(bounds, q, side="right") - 1)

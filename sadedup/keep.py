@@ -70,6 +70,19 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
     return doc_ids, n_chars
 
 
+def candidate_bytes(ws: Workspace, stage: str) -> int:
+    """UTF-8 bytes of the documents `stage` decides on (candidate_documents' set), summed
+    by SQLite: what sizes a stage's work, without a row per document in Python."""
+    reasons = later_reasons(stage)
+    marks = ", ".join("?" * len(reasons))
+    con = sqlite3.connect(ws.root / db.DB_NAME)
+    try:
+        return int(con.execute(f"SELECT coalesce(sum(n_bytes), 0) FROM documents WHERE status = 'kept' OR "
+                               f"reason IN ({marks})", reasons).fetchone()[0])
+    finally:
+        con.close()
+
+
 def source_entries(ws: Workspace) -> np.ndarray | None:
     """Per doc_id, the index of the first [[sources]] entry whose `match` fits the document's
     input file (-1: none); None when the workflow has no entries."""

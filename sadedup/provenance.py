@@ -57,6 +57,12 @@ class Provenance:
         with self.engine.begin() as c:
             db.set_stage(c, stage, shard, status, **values)
 
+    def forget_shards(self, stage: str, count: int) -> None:
+        """The shard records of `stage` from shard `count` on: a former plan's, past the
+        shards the stage now has (its checksum is of its records)."""
+        with self.engine.begin() as c:
+            c.exec_driver_sql("DELETE FROM stages WHERE stage = ? AND shard >= ?", (stage, count))
+
     @staticmethod
     def _forget(conn: Connection, stages: Sequence[str]) -> None:
         """The whole-stage records of `stages` (their shards' artifacts stay reusable)."""

@@ -78,6 +78,30 @@ def split_shard_tokens(wf: Workflow, corpus_bytes: int | None) -> int:
     return min(size, max(int(tokens / wf.run.n_workers * 1.05) + 1, MIN_SPLIT_TOKENS))
 
 
+# Percent of shard_tokens a balanced plan leaves free: its cuts fall at the document end
+# nearest each share, up to half a document past it, and one clamped at the size would move
+# its tokens to the next shard and the last over the size (one more shard).
+BALANCE_SLACK = 2
+
+
+def balanced_shards(wf: Workflow, total_tokens: int) -> int:
+    """How many shards to cut `total_tokens` into when every document's count is known up
+    front (the bytes tokenizer, automatic size): as few as shard_tokens allows, rounded up
+    to a multiple of the workers, so that every worker builds the same number of shards of
+    the same size (15 shards on 2 workers made one of them build 8 while the other waited
+    after 7); never below MIN_SPLIT_TOKENS a shard, never fewer than one. Shares come
+    BALANCE_SLACK percent under the size, so that no cut has to be pulled back to it."""
+    size = shard_tokens(wf) * (100 - BALANCE_SLACK) // 100
+    workers = max(wf.run.n_workers, 1)
+    least = max(1, -(-total_tokens // max(size, 1)))  # what the budget needs
+    even = -(-least // workers) * workers
+    if not total_tokens:
+        return 1
+    if total_tokens // even >= MIN_SPLIT_TOKENS or size < MIN_SPLIT_TOKENS:
+        return even  # (the second: the budget alone makes shards under the floor)
+    return max(least, total_tokens // MIN_SPLIT_TOKENS)
+
+
 def max_document_tokens(wf: Workflow) -> int:
     """A document longer than this cannot be built in memory even alone in its shard."""
     per_token = BUILD_BYTES_PER_TOKEN[token_width(wf)]

@@ -5,7 +5,11 @@ tasks encode ranges of the visiting order (cut by bytes) into piece files, with 
 document's token count; from those counts (the bytes tokenizer's are the text sizes, known
 up front) the driver cuts the shards, O(documents): a shard closes before the document that
 would take it over `shard_tokens`, so the cut is the one a single pass in document order
-makes, and a document longer than that gets a shard of its own. WriteShard tasks then write
+makes, and a document longer than that gets a shard of its own. The bytes tokenizer's shards (at the
+automatic size) are cut into equal parts instead, as many as the budget needs rounded up to
+a multiple of the workers (sizing.balanced_shards, balanced_cuts): each worker builds the
+same tokens. Both are sized from the documents that reach the stage, not from all that
+was ingested. WriteShard tasks then write
 each shard from the pieces (the bytes tokenizer's from the store), a shard's worth in
 memory. Per shard: tokens.npy (uint8 / uint16 / uint32 by vocabulary), docs.npy (doc_id per
 document, int64) and offsets.npy (the documents' token offsets, ndocs+1); a subword
@@ -28,15 +32,15 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import ConfigError, SadedupError
-from ..keep import candidate_documents, order_settings, visiting_order
-from .. import faults
+from ..keep import candidate_bytes, candidate_documents, order_settings, visiting_order
+from .. import faults, graph
 from ..progress import bar, say
 from ..tokenizers import (CHARS_FILES, ByteTokenizer, Tokenizer, load_tokenizer, model_digest, pack_char_bounds,
                           parse_spec, train)
 from ..store import TextStore
 from ..workspace import file_bytes, load_npy, save_npy, save_npy_bytes, task_sums
 from .base import Context, Stage, chain, driver_wrote
-from .sizing import split_shard_tokens
+from .sizing import balanced_shards, shard_tokens, split_shard_tokens
 
 SHARD_FILES = ("tokens.npy", "docs.npy", "offsets.npy")
 BATCH_BYTES = 4 << 20  # text per encode call
@@ -103,13 +107,13 @@ class Tokenize(Stage):
         what = wf.substring.tokenizer_sample if kind == "train" else model_digest(wf.substring.tokenizer)
         order = order_settings(wf)  # the shards hold the documents in document order
         sources = [order[1]] if order is not None and order[1] else []
-        return [wf.substring.tokenizer, what, self.shard_size(ctx), wf.input.priority, *sources]
+        return [wf.substring.tokenizer, what, list(self.plan(ctx)), wf.input.priority, *sources]
 
     def folder(self, ctx: Context, key: str) -> Path:
         spec = ctx.wf.substring.tokenizer
         slug = spec.replace(":", "-") if spec.startswith("train:") else \
             ("bytes" if spec == "bytes" else f"{spec[:2]}-{Path(spec[3:]).stem}")
-        return ctx.ws.root / "substring" / f"{slug}_{self.shard_size(ctx)}tps_{key[:8]}"
+        return ctx.ws.root / "substring" / f"{slug}_{self.plan(ctx)[0]}tps_{key[:8]}"
 
     def whole(self, ctx: Context, key: str) -> bool:
         """Every shard of the finished stage is there and still matches its checksum."""
@@ -125,9 +129,31 @@ class Tokenize(Stage):
         return (f"tokenize: {d['documents']} documents, {d['tokens']} tokens ({d['tokenizer']}) in {d['shards']} "
                 f"shard(s) of up to {d['shard_tokens']} tokens" + (f" ({d['reused']} reused)" if d['reused'] else ""))
 
-    def shard_size(self, ctx: Context) -> int:
-        """Tokens per shard: from the budget, the workers and the ingested text's size."""
-        return split_shard_tokens(ctx.wf, ctx.ws.stage_detail("ingest").get("bytes"))
+    def plan(self, ctx: Context) -> tuple[int, int]:
+        """(tokens a shard holds at most, shards), from the budget, the workers and the bytes
+        of the documents that reach the stage (those exact and MinHash left: sized from all
+        the ingested bytes, a run that dropped a third gave its two workers 77% and 23% of
+        the tokens). The bytes tokenizer's counts are those bytes, so at the automatic size
+        its cuts are planned up front, `shards` equal parts (balanced_cuts); shards 0: cut
+        as the counts come (plan_cuts), at an explicit substring.shard_tokens or at the size
+        a subword tokenizer's text is estimated to need. The stage key carries both, and
+        its upstream stamps the documents, so a changed plan is a new key: rebuilt, never
+        mixed with the former shards."""
+        wf = ctx.wf
+        total = self.text_bytes(ctx)
+        if parse_spec(wf.substring.tokenizer)[0] == "bytes" and wf.substring.shard_tokens is None and total is not None:
+            return shard_tokens(wf), balanced_shards(wf, total)
+        return split_shard_tokens(wf, total), 0
+
+    @staticmethod
+    def text_bytes(ctx: Context) -> int | None:
+        """UTF-8 bytes of the documents the stage tokenizes (None before ingest is done)."""
+        row = ctx.ws.stage_row("ingest")
+        if row is None or row.status != "done":
+            return None
+        if not any(graph.node(u).decides for u in graph.before(Tokenize.name, ctx.wf)):
+            return json.loads(row.detail or "{}").get("bytes")  # all that was ingested, free
+        return candidate_bytes(ctx.ws, "tokenize")  # a scan of the documents table (0.4 s at 510k)
 
     def trained_path(self, ctx: Context, key: str) -> Path:
         algo_vocab = ctx.wf.substring.tokenizer.split(":", 1)[1].replace(":", "_")
@@ -179,7 +205,7 @@ class Tokenize(Stage):
         folder = self.folder(ctx, key)
         trained = self.model_file(ctx, key, train_if_missing=True)
         tok = load_tokenizer(spec, wf.run.n_workers, trained=trained)
-        size = self.shard_size(ctx)
+        size, parts = self.plan(ctx)
         store = TextStore(ws.root)
         doc_ids = self.visiting_order(ctx)
         files = shard_files(spec)
@@ -200,19 +226,6 @@ class Tokenize(Stage):
             return (d.get("first"), d.get("end")) == (first, end) and \
                 ws.is_done(self.name, chain(key, k), shard=k, files=[folder / shard_name(k) / f for f in files])
 
-        # the shards recorded done in a row from the first keep their cuts (a corrupt one is
-        # rebuilt from its own documents); the cuts after the last of them are planned anew,
-        # the same as before, since the encoding is deterministic
-        cuts: list[tuple[int, int]] = []
-        while (row := ws.stage_row(self.name, len(cuts))) is not None and row.key == chain(key, len(cuts)) \
-                and row.status == "done":
-            d = json.loads(row.detail or "{}")
-            cuts.append((d["first"], d["end"]))
-        start = cuts[-1][1] if cuts else 0
-        # recorded shards whose files are damaged or gone: rebuilt with their own cuts
-        rebuild = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
-        todo_bytes = int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for _, f, e in rebuild if e > f)) + \
-            int(ends[-1] - (ends[start - 1] if start else 0) if start < len(doc_ids) else 0)
         wrote = 0
 
         def write(jobs: list[tuple[int, int, int]], pieces: list[tuple[str, int, int]], b=None) -> None:
@@ -235,12 +248,32 @@ class Tokenize(Stage):
         def unwritten(k0: int, new: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
             return [(k, f, e) for k, (f, e) in enumerate(new, k0) if not intact(k, f, e)]
 
+        cuts: list[tuple[int, int]]
         if isinstance(tok, ByteTokenizer):  # the counts are the text sizes: every cut is known now
-            new = plan_cuts(sizes[start:], size, start) or ([] if cuts else [(0, 0)])
-            with bar("tokenize (bytes)", todo_bytes, "bytes") as b:
-                write(rebuild + unwritten(len(cuts), new), [], b)
-            cuts += new
+            # planned whole, the same plan for the same key: a shard on disk with the planned
+            # cuts and intact files is kept (recorded or a killed run's, finished out of
+            # order), any other is written
+            cuts = (balanced_cuts(sizes, parts, size) if parts else plan_cuts(sizes, size, 0)) or [(0, 0)]
+            todo = unwritten(0, cuts)
+            rebuild = [j for j in todo if (row := ws.stage_row(self.name, j[0])) is not None
+                       and row.key == chain(key, j[0]) and row.status == "done"]
+            with bar("tokenize (bytes)", int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for _, f, e in todo if e > f)),
+                     "bytes") as b:
+                write(todo, [], b)
         else:
+            # the shards recorded done in a row from the first keep their cuts (a corrupt one is
+            # rebuilt from its own documents); the cuts after the last of them are planned anew,
+            # the same as before, since the encoding is deterministic
+            cuts = []
+            while (row := ws.stage_row(self.name, len(cuts))) is not None and row.key == chain(key, len(cuts)) \
+                    and row.status == "done":
+                d = json.loads(row.detail or "{}")
+                cuts.append((d["first"], d["end"]))
+            start = cuts[-1][1] if cuts else 0
+            # recorded shards whose files are damaged or gone: rebuilt with their own cuts
+            rebuild = [(k, f, e) for k, (f, e) in enumerate(cuts) if not intact(k, f, e)]
+            todo_bytes = int(sum(ends[e - 1] - (ends[f - 1] if f else 0) for _, f, e in rebuild if e > f)) + \
+                int(ends[-1] - (ends[start - 1] if start else 0) if start < len(doc_ids) else 0)
             # a subword tokenizer's counts come from encoding: EncodePiece tasks encode ranges of
             # the visiting order, a wave of them at a time, and every shard the wave's counts close
             # is written before the next wave, so an interrupted run keeps the shards written and
@@ -282,6 +315,7 @@ class Tokenize(Stage):
                     write([(0, 0, 0)], [])
         names = [shard_name(k) for k in range(len(cuts))]
         self._drop_stale(folder, names)
+        ws.prov.forget_shards(self.name, len(cuts))
         shutil.rmtree(pieces_dir, ignore_errors=True)
         order.unlink(missing_ok=True)
         token_counts = [int(json.loads(ws.stage_row(self.name, k).detail)["tokens"]) for k in range(len(cuts))]
@@ -332,6 +366,37 @@ def plan_cuts(counts: np.ndarray, size: int, first: int) -> list[tuple[int, int]
         acc += c
     if first + len(counts) > at:
         cuts.append((at, first + len(counts)))
+    return cuts
+
+
+def balanced_cuts(counts: np.ndarray, parts: int, size: int) -> list[tuple[int, int]]:
+    """The shards (first, end) of documents with `counts` tokens each, in order, cut into
+    `parts` shards of about equal tokens: shard i ends at the document end nearest i/parts
+    of the tokens, but never takes more than `size` tokens (a longer document gets a shard
+    of its own); what the last would hold over `size` is cut as plan_cuts does. Empty for
+    no documents."""
+    n = len(counts)
+    if not n:
+        return []
+    ends = np.cumsum(counts, dtype=np.int64)
+    total = int(ends[-1])
+    cuts: list[tuple[int, int]] = []
+    at = 0  # the open shard's first document
+    for i in range(1, parts):
+        if at >= n:
+            break
+        base = int(ends[at - 1]) if at else 0
+        target = total * i // parts
+        j = int(np.searchsorted(ends, target))  # ends[j] >= target > ends[j - 1]
+        e = j + 1 if j < n and (j == 0 or int(ends[j]) - target <= target - int(ends[j - 1])) else j
+        e = min(e, int(np.searchsorted(ends, base + size, side="right")))  # no more than `size` ...
+        e = max(e, at + 1)  # ... but at least one document
+        if e >= n:
+            break
+        cuts.append((at, e))
+        at = e
+    if at < n:
+        cuts += plan_cuts(np.asarray(counts[at:]), size, at)
     return cuts
 
 

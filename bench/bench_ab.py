@@ -9,7 +9,8 @@ stage times and a byte-for-byte check of what they made.
 Each tree is a checkout with its native module built in place (`git worktree add` or `git
 archive C | tar -x`, then `python setup.py build_ext --inplace`); it runs as
 ``PYTHONPATH=TREE python -m sadedup.cli -q run TREE/workflows/default.toml --input ... --output
-... --workdir ... --workers N --set ...``, from an empty work folder, the trees taking turns
+... --workdir ... --workers N --set ...`` in TREE (`python -m` puts the working directory
+ahead of PYTHONPATH), from an empty work folder, the trees taking turns
 (before, after, after, before, ... so neither always runs first on a warm cache). Before each
 run the page cache's dirty pages are flushed (`sync`) and the script waits up to --quiet-wait
 seconds for the 1-minute load to fall under --quiet-load: the machine is shared, so compare
@@ -97,7 +98,8 @@ def run_once(tree: Path, a, work: Path, out: Path) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     out.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "sadedup.cli", "-q", "run", str(tree / "workflows" / "default.toml"),
-           "--input", str(a.input), "--output", str(out), "--workdir", str(work), "--workers", str(a.workers)]
+           "--input", str(a.input.resolve()), "--output", str(out.resolve()), "--workdir", str(work.resolve()),
+           "--workers", str(a.workers)]
     for kv in a.set:
         cmd += ["--set", kv]
     env = dict(os.environ, PYTHONPATH=str(tree))
@@ -105,7 +107,9 @@ def run_once(tree: Path, a, work: Path, out: Path) -> dict:
     wait_quiet(a.quiet_wait, a.quiet_load)
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # run from the tree: `python -m` puts the working directory ahead of PYTHONPATH, so from a
+    # checkout every tree ran that checkout's sadedup
+    p = subprocess.run(cmd, env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode:

@@ -8,6 +8,7 @@ never "done" while its decisions are missing.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -57,11 +58,13 @@ class Provenance:
         with self.engine.begin() as c:
             db.set_stage(c, stage, shard, status, **values)
 
-    def forget_shards(self, stage: str, count: int) -> None:
-        """The shard records of `stage` from shard `count` on: a former plan's, past the
-        shards the stage now has (its checksum is of its records)."""
+    def forget_shards(self, stage: str, shards: Iterable[int]) -> None:
+        """The shard records of `stage` but those of `shards`, the shards it now has: a former
+        plan's (more shards, or others), which `status` would list as done and the stage's
+        checksum (of its records) would count."""
         with self.engine.begin() as c:
-            c.exec_driver_sql("DELETE FROM stages WHERE stage = ? AND shard >= ?", (stage, count))
+            c.exec_driver_sql("DELETE FROM stages WHERE stage = ? AND shard >= 0 AND shard NOT IN "
+                              "(SELECT value FROM json_each(?))", (stage, json.dumps(sorted(set(shards)))))
 
     @staticmethod
     def _forget(conn: Connection, stages: Sequence[str]) -> None:

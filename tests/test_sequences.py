@@ -135,6 +135,27 @@ def test_a_stage_rerun_with_another_setting_makes_what_follows_stale(cli, corpus
     assert out.read_bytes() == want and decisions(w) == want_decisions
 
 
+def shard_records(work: Path) -> list:
+    return db_rows(work, "SELECT stage, shard, status FROM stages WHERE shard >= 0 ORDER BY stage, shard")
+
+
+def test_a_rerun_with_fewer_shards_keeps_no_record_of_the_former_ones(cli, corpus, first_run, tmp_path):
+    """Rerun with a larger shard size: every per-shard record (tokenize, anchors, candidates,
+    build, windows, groups) is the fresh run's, none of the former plan's shards past the new
+    count (status listed them done, and each stage's checksum counted them)."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    first_run(w, "--set", "substring.shard_tokens=8000")
+    many = shard_records(w)
+    cli("run", "--output", out, "--workdir", w, *SMALL, "--set", "substring.shard_tokens=60000")
+    d = tmp_path / "fresh"
+    d.mkdir()
+    sadedup.run(corpus, d / "out.jsonl", d / "work", overrides=["substring.min_length=20",
+                                                                 "substring.shard_tokens=60000"], workers=1, quiet=True)
+    assert len(shard_records(d / "work")) < len(many)
+    assert shard_records(w) == shard_records(d / "work")
+    assert out.read_bytes() == (d / "out.jsonl").read_bytes() and decisions(w) == decisions(d / "work")
+
+
 def test_an_earlier_stage_rerun_numbers_clusters_and_spans_as_a_fresh_run(cli, corpus, fresh, tmp_path):
     """explain and SQL name clusters and spans by id: a stage rerun took ids past every other
     method's, so exact's clusters came after minhash's and lines' spans after substring's,

@@ -167,9 +167,11 @@ class Stage:
         return chain(ctx.ws.record_checksums(self.records))
 
     def map_shards(self, ctx: Context, record: str, label: str, jobs: Sequence[ShardJob]) -> list[int]:
-        """Runs the jobs whose shard is not recorded done under its key with its files
-        intact; records each as it finishes. Returns the shards that ran."""
+        """Runs the jobs (every shard of `record`) whose shard is not recorded done under its
+        key with its files intact; records each as it finishes. Returns the shards that ran."""
         ws = ctx.ws
+        # the jobs are all of the record's shards: any other record of it is a former plan's
+        ws.prov.forget_shards(record, [j.shard for j in jobs])
         todo = [j for j in jobs if ctx.force or not ws.is_done(record, j.key, shard=j.shard, files=j.files)]
         with bar(label, len(jobs), "shards") as b:
             b.advance(len(jobs) - len(todo))

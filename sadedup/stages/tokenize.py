@@ -315,7 +315,7 @@ class Tokenize(Stage):
                     write([(0, 0, 0)], [])
         names = [shard_name(k) for k in range(len(cuts))]
         self._drop_stale(folder, names)
-        ws.prov.forget_shards(self.name, len(cuts))
+        ws.prov.forget_shards(self.name, range(len(cuts)))
         shutil.rmtree(pieces_dir, ignore_errors=True)
         order.unlink(missing_ok=True)
         token_counts = [int(json.loads(ws.stage_row(self.name, k).detail)["tokens"]) for k in range(len(cuts))]

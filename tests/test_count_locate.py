@@ -19,7 +19,7 @@ from corpus import write_jsonl
 from helpers import db_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tokenizer_fixtures import encode_with_library, hf_byte_bpe, hf_wordlevel_big
+from tokenizer_fixtures import encode_with_library, hf_byte_bpe, hf_wordlevel_big, sp_model
 
 import sadedup
 from sadedup import SadedupError
@@ -198,8 +198,11 @@ def test_index_is_checksummed_and_follows_the_tokenization(cli, tmp_path):
 
 # ---- subword tokenizers
 
-def test_subword_tokenizer_matches_the_library(cli, tmp_path):
-    spec = f"hf:{hf_byte_bpe(tmp_path / 'bpe.json')}"
+@pytest.mark.parametrize("kind", ["hf", "sp"])
+def test_subword_tokenizer_matches_the_library(cli, tmp_path, kind):
+    """Both through the bounds their shards keep (chars.npy): a Hugging Face tokenizer's and
+    a sentencepiece model's."""
+    spec = f"hf:{hf_byte_bpe(tmp_path / 'bpe.json')}" if kind == "hf" else f"sp:{sp_model(tmp_path / 'uni.model')}"
     rng = random.Random(7)
     words = ["the", "quick", "brown", "fox", "Über", "café", "東京は", "🚀🔥", "naïve", "dog."]
     docs = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(30)]

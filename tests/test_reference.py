@@ -185,6 +185,22 @@ def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefil
     assert moved["repeats"]["DistinctWindows"] == size("substring/*/L*/ref0_shard_*/[wtehq]*.npy") > 0
 
 
+def test_incremental_equals_combined_sentencepiece(cli, tmp_path):
+    """The same with a sentencepiece model: the sources found in the reference get their
+    characters from the bounds the reference's shards keep (chars.npy)."""
+    from tokenizer_fixtures import sp_model
+
+    rng = random.Random(4)
+    d1 = first_dump(rng, 90)
+    d2 = new_dump(rng, d1, 50)
+    spec = f"sp:{sp_model(tmp_path / 'uni.model')}"
+    sets = ["--set", "stages=exact,substring", "--set", "substring.min_length=8", "--set",
+            f"substring.tokenizer={spec}", "--set", "substring.shard_tokens=600"]
+    (ref, b), _ = check_incremental(cli, tmp_path, [d1, d2], sets, ())
+    assert list(ref.glob("substring/*/shard_*/chars.npy"))
+    assert rows(b, "SELECT count(*) FROM spans WHERE src_ref = 0 AND src_char_end > src_char_start")[0][0] > 0
+
+
 def test_chained_references_and_minhash(cli, tmp_path):
     """Three dumps of prose and random text through the default workflow (exact, minhash,
     substring): the third against the first two equals one run over all three, and its near

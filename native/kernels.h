@@ -456,4 +456,24 @@ int64_t sd_char_values(const uint8_t *delta, int64_t n, const int64_t *doc_start
 int64_t sd_jsonl_kept(const uint8_t *buf, int64_t start, int64_t end, int64_t *row, const int64_t *rows,
                       const int64_t *kept, int64_t m, int64_t *at, uint8_t *out, int64_t *written);
 
+/* Ingest's documents of JSONL rows (jsonl_docs.c): the whole lines of buf[*pos:end) (each ends
+ * in '\n'), counted from row *row, taken as documents while each is a row that path takes
+ * (see there): its decoded text appended to out, a string id's UTF-8 to ids (each with room
+ * for end - *pos bytes), one sd_jdoc in docs (room for maxdocs). Stops at the end (returns 0),
+ * at a line Python must read (1; [*bad_a, *bad_b) is it, without BOM and CRs, its row counted,
+ * *pos after it), with docs full (2; *pos at the next line), or at a last line without '\n'
+ * (-1). Sets *nout, *nids and *ndocs to what was written. */
+#define SD_ID_NONE 0
+#define SD_ID_STR 1
+#define SD_ID_INT 2
+#define SD_ID_TRUE 3
+#define SD_ID_FALSE 4
+typedef struct {
+    int64_t row, nchars, nbytes, text_at;
+    int64_t id_kind, id_value, id_len; /* id_value: the integer, or where a string starts in ids */
+} sd_jdoc;
+int sd_jsonl_docs(const uint8_t *buf, int64_t *pos, int64_t end, int64_t *row, const uint8_t *tf, int64_t tflen,
+                  const uint8_t *idf, int64_t idflen, int64_t limit, uint8_t *out, int64_t *nout, uint8_t *ids,
+                  int64_t *nids, sd_jdoc *docs, int64_t maxdocs, int64_t *ndocs, int64_t *bad_a, int64_t *bad_b);
+
 #endif

@@ -1403,6 +1403,61 @@ static PyObject *py_jsonl_kept(PyObject *self, PyObject *args) {
     return ret;
 }
 
+/* jsonl_docs(buf, pos, end, row, text_field, id_field, limit, out, ids) -> (pos, row, text
+ * bytes, docs, bad): docs a list of (row, ext_id, characters, bytes) per document whose text
+ * went to out, bad None or the (start, end) of the line Python must read (see jsonl_docs.c). */
+#define JDOCS 2048
+static PyObject *py_jsonl_docs(PyObject *self, PyObject *args) {
+    Py_buffer buf, tf, idf, out, ids;
+    long long pos, end, row, limit;
+    if (!PyArg_ParseTuple(args, "y*LLLy*y*Lw*w*", &buf, &pos, &end, &row, &tf, &idf, &limit, &out, &ids)) return NULL;
+    PyObject *ret = NULL, *list = NULL;
+    sd_jdoc *docs = NULL;
+    if (pos < 0 || pos > end || end > buf.len) {
+        PyErr_SetString(PyExc_ValueError, "jsonl_docs: pos and end must lie within the buffer");
+    } else if (need(&out, end - pos, "out") && need(&ids, end - pos, "ids")) {
+        docs = PyMem_Malloc(JDOCS * sizeof(sd_jdoc));
+        if (!docs) PyErr_NoMemory();
+    }
+    if (docs) {
+        int64_t p = pos, r = row, nout = 0, nids = 0, nd = 0, ba = 0, bb = 0;
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = sd_jsonl_docs(buf.buf, &p, end, &r, tf.buf, tf.len, idf.buf, idf.len, limit, out.buf, &nout, ids.buf,
+                           &nids, docs, JDOCS, &nd, &ba, &bb);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) {
+            PyErr_SetString(PyExc_ValueError, "jsonl_docs: the last line has no line feed");
+        } else if ((list = PyList_New(nd)) != NULL) {
+            const char *idb = ids.buf;
+            for (int64_t k = 0; k < nd; k++) {
+                sd_jdoc *d = docs + k;
+                PyObject *id;
+                switch (d->id_kind) {
+                case SD_ID_STR: id = PyUnicode_DecodeUTF8(idb + d->id_value, d->id_len, "strict"); break;
+                case SD_ID_INT: id = PyLong_FromLongLong(d->id_value); break;
+                case SD_ID_TRUE: id = PyUnicode_FromString("true"); break;  /* json_ext_id: json.dumps(True) */
+                case SD_ID_FALSE: id = PyUnicode_FromString("false"); break;
+                default: id = Py_None; Py_INCREF(id);
+                }
+                PyObject *t = id ? Py_BuildValue("(LNLL)", (long long)d->row, id, (long long)d->nchars,
+                                                 (long long)d->nbytes) : NULL;
+                if (!t) { Py_CLEAR(list); break; }
+                PyList_SET_ITEM(list, k, t);
+            }
+            if (list) {
+                if (rc == 1) ret = Py_BuildValue("(LLLN(LL))", (long long)p, (long long)r, (long long)nout, list,
+                                                 (long long)ba, (long long)bb);
+                else ret = Py_BuildValue("(LLLNO)", (long long)p, (long long)r, (long long)nout, list, Py_None);
+            }
+        }
+        PyMem_Free(docs);
+    }
+    PyBuffer_Release(&buf); PyBuffer_Release(&tf); PyBuffer_Release(&idf); PyBuffer_Release(&out);
+    PyBuffer_Release(&ids);
+    return ret;
+}
+
 /* hash_pieces(buf, hash, empty) -> pieces */
 static PyObject *py_hash_pieces(PyObject *self, PyObject *args) {
     Py_buffer buf, hash, empty;
@@ -1493,6 +1548,7 @@ static PyMethodDef methods[] = {
     {"regions", py_regions, METH_VARARGS, "Merged text regions around anchors, cut at document ends."},
     {"gather_regions", py_gather_regions, METH_VARARGS, "The regions' tokens, in order."},
     {"jsonl_kept", py_jsonl_kept, METH_VARARGS, "The kept rows of whole JSONL lines, as read."},
+    {"jsonl_docs", py_jsonl_docs, METH_VARARGS, "The documents of whole JSONL lines, their texts decoded."},
     {"member", py_member, METH_VARARGS, "Membership of uint64 values in a set of distinct ones."},
     {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},

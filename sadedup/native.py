@@ -240,6 +240,16 @@ def jsonl_kept(buf, start: int, end: int, row: int, rows: np.ndarray, kept: np.n
     return _native.jsonl_kept(buf, int(start), int(end), int(row), _buf(rows), _buf(kept), int(at), out)
 
 
+def jsonl_docs(buf, pos: int, end: int, row: int, text_field: bytes, id_field: bytes, limit: int, out: bytearray,
+               ids: bytearray) -> tuple[int, int, int, list[tuple], tuple[int, int] | None]:
+    """The documents of the whole JSONL lines buf[pos:end] that native/jsonl_docs.c takes,
+    from the first on, their texts' UTF-8 into out (room for end - pos bytes; ids: scratch of
+    that size). Returns (the position after, the row after, text bytes written, (row, ext_id,
+    characters, bytes) per document, and None, or the (start, end) in buf of the line at which
+    it stopped, which Python must read: its row is the one returned)."""
+    return _native.jsonl_docs(buf, int(pos), int(end), int(row), text_field, id_field, int(limit), out, ids)
+
+
 def count_runs(wl: np.ndarray, L: int) -> int:
     """Distinct windows in a stream."""
     return int(np.count_nonzero(wl < L)) + int(len(wl) > 0 and wl[0] >= L)

@@ -472,6 +472,44 @@ def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview
     return at, lines
 
 
+def jsonl_documents(inp: InputFile, text_field: str, id_field: str, limit: int, on_read=lambda n: None,
+                    piece: tuple[int, int, int] | None = None) -> Iterator[Record | tuple[memoryview, list[tuple]]]:
+    """The rows of an uncompressed JSONL input (or of one piece, as `read_records` takes it),
+    as ingest takes them: runs of documents read by native/jsonl_docs.c, each run as (its
+    texts' UTF-8 one after another, (row, ext_id as json_ext_id gives it, characters, bytes)
+    per document), the texts valid until the next item is asked for; and every other row as
+    the Record parse_json_row makes of it (an error, a row of a kind only Python reads, a text
+    over `limit` bytes). The same rows, texts and ids as read_records gives, a block of lines
+    at a time instead of a Python object per row."""
+    from . import native  # numpy and the C module, as jsonl_kept
+
+    if inp.compression is not None:
+        raise ValueError("jsonl_documents reads uncompressed JSONL only")
+    start, size, row = 0, None, 0
+    if piece is not None:  # (start, end, rows before start): start and end are line starts
+        start, end, row = piece
+        size = end - start
+    source, tf, idf = inp.name, text_field.encode("utf-8"), id_field.encode("utf-8")
+    out = ids = bytearray()
+
+    def read(f: BinaryIO, n: int) -> bytes:
+        try:
+            return f.read(n)
+        except OSError as e:  # the disk, not the data: a rerun may read it
+            raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
+
+    with _open_binary(inp, on_read, start) as f:
+        for buf, a, b in _line_blocks(lambda n: read(f, n), size):
+            if len(out) < b - a:  # new buffers, not resized ones: the last run's texts may still be held
+                out, ids = bytearray(b - a), bytearray(b - a)
+            while a < b:
+                a, row, n, docs, bad = native.jsonl_docs(buf, a, b, row, tf, idf, limit, out, ids)
+                if docs:
+                    yield memoryview(out)[:n], docs
+                if bad is not None:
+                    yield parse_json_row(buf[bad[0]:bad[1]], source, row, text_field, id_field)
+
+
 def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:
     """A Parquet input, checked to be readable and to have the text column."""
     import pyarrow as pa

@@ -485,3 +485,162 @@ def test_kept_rows_copied_in_blocks_are_the_rows_as_read(tmp_path, monkeypatch, 
     assert copy(docs + [(12, b"")], [1] * 6) == (len(docs), want(docs, [1] * 5))  # row 12 is gone
     for blank in (2, 3, 5, 7, 10):  # blank or whitespace only: no document comes from there
         assert copy([docs[0], (blank, b""), docs[1]], [1, 1, 1])[0] == 1
+
+
+# ---- ingest's native reading of JSONL rows (readers.jsonl_documents, native/jsonl_docs.c)
+
+def _rows_as_read(inp, limit: int) -> list[tuple]:
+    """What ingest makes of every row read one by one (read_records): (row, ext_id, characters,
+    text bytes) per document, (row, error) per row set aside."""
+    from sadedup.readers import json_ext_id, read_records
+
+    out = []
+    for rec in read_records(inp, "text", "id"):
+        data = rec.text.encode("utf-8") if rec.error is None else b""
+        out.append((rec.row, rec.error) if rec.error is not None else (rec.row, "over") if len(data) > limit
+                   else (rec.row, json_ext_id(rec.ext_id), len(rec.text), data))
+    return out
+
+
+def _rows_in_blocks(inp, limit: int, piece=None) -> list[tuple]:
+    from sadedup.readers import Record, jsonl_documents, json_ext_id
+
+    out = []
+    for item in jsonl_documents(inp, "text", "id", limit, piece=piece):
+        if isinstance(item, Record):
+            data = item.text.encode("utf-8") if item.error is None else b""
+            out.append((item.row, item.error) if item.error is not None else (item.row, "over") if len(data) > limit
+                       else (item.row, json_ext_id(item.ext_id), len(item.text), data))
+            continue
+        texts, docs = item
+        at = 0
+        for row, ext, nc, nb in docs:
+            out.append((row, ext, nc, bytes(texts[at:at + nb])))
+            at += nb
+        assert at == len(texts)
+    return out
+
+
+_SPECIAL = st.sampled_from(["", "a\"b", "back\\slash", "tab\there", "nul\x00", "\u2028", "é", "\U0001F600", "text", "id",
+                            "\udc00", "a\ud800", "\ud800\udc00", "\udbff\udfff!", "\ud83dx"])
+_JSON_STRINGS = st.one_of(st.text(max_size=12), _SPECIAL)  # any code point, surrogates too (json.dumps escapes them)
+
+
+def _json_value(draw, depth: int = 0) -> bytes:
+    """A JSON value; one in eight or so is not valid JSON, or not valid UTF-8, or holds what
+    only Python's json reads (unpaired surrogates)."""
+    if draw(st.integers(0, 7)) == 0:  # raw bytes inside a string, numbers and words JSON does not have
+        return draw(st.sampled_from([b'"\xff"', b'"\xc0\x80"', b'"\xed\xa0\x80"', b'"\xf4\x90\x80\x80"', b'"\xe2\x82"',
+                                     b'"\x01"', b'"\\x41"', b'"\\u12"', b'"\\ud800"', b'"\\udc00x"', b'"\\ud800\\u0041"',
+                                     b"NaN", b"Infinity", b"01", b"1.", b"-", b"0x1", b"tru", b"None", b"[1,]", b"{,}"]))
+    kind = draw(st.integers(0, 7 if depth < 3 else 4))
+    if kind == 0:
+        return json.dumps(draw(_JSON_STRINGS), ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    if kind == 1:
+        return str(draw(st.integers(-(1 << 70), 1 << 70) | st.integers(-100, 100))).encode()
+    if kind == 2:
+        return draw(st.sampled_from([b"1.5", b"-0", b"-0.0", b"1e5", b"1E+400", b"123456789012345678",
+                                     b"-123456789012345678", b"1234567890123456789", b"true", b"false", b"null"]))
+    if kind == 3:  # escapes and characters spelled in every way JSON allows
+        return b'"' + b"".join(draw(st.lists(st.sampled_from([b"w", b" ", b"\\u00e9", "é".encode(), b"\\n", b"\\\\",
+                                                               b'\\"', b"\\/", b"\\ud83d\\ude00", b"\\uD83D\\uDE00",
+                                                               b"\\u0000", b"\\b\\f\\r\\t", b"\\u20AC"]),
+                                             max_size=20))) + b'"'
+    if kind == 4:
+        return draw(st.sampled_from([b"[]", b"{}", b"[ ]", b'{"a": [1, {"b": null}]}']))
+    if kind in (5, 6):
+        return b"[" + b",".join(_json_value(draw, depth + 1) for _ in range(draw(st.integers(0, 3)))) + b"]"
+    return b"{" + b",".join(json.dumps(draw(_JSON_STRINGS)).encode() + b":" + _json_value(draw, depth + 1)
+                            for _ in range(draw(st.integers(0, 3)))) + b"}"
+
+
+@st.composite
+def _jsonl_line(draw) -> bytes:
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.sampled_from([b"", b"  \t", b"\x0b\x0c", b"[1, 2]", b"\"text\"", b"{}", b"{\"text\": \"a\"} x",
+                                     b"{\"text\": \"a\",}", b"{'text': 'a'}", b"{\"text\": \"a\"}}", b"{\"text\" \"a\"}",
+                                     b"\x0c{\"text\": \"a\"}", b"[" * 70 + b"]" * 70,
+                                     b"{\"text\": \"a\", \"x\": " + b"[" * 70 + b"]" * 70 + b"}"]))
+    keys = draw(st.lists(st.sampled_from([b'"text"', b'"id"', b'"other"', b'"te\\u0078t"', b'"i\\u0064"', b'"Text"',
+                                          b'"t"']), max_size=5))
+    if b'"text"' not in keys and draw(st.integers(0, 3)):
+        keys.insert(draw(st.integers(0, len(keys))), b'"text"')
+    members = []
+    for k in keys:
+        v = _json_value(draw) if k != b'"text"' or draw(st.integers(0, 3)) == 0 else \
+            json.dumps(draw(_JSON_STRINGS if draw(st.booleans()) else _SPECIAL),
+                       ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+        ws = draw(st.sampled_from([b"", b" ", b"\t", b"\r", b" \n "]))
+        members.append(k + ws + b":" + ws + v)
+    lead, trail = draw(st.sampled_from([b"", b" ", b"\xef\xbb\xbf", b"\xef\xbb\xbf "])), \
+        draw(st.sampled_from([b"", b" ", b"\r", b"\r\r", b"\t\r"]))
+    return lead + b"{" + b",".join(members) + b"}" + trail
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_jsonl_line(), min_size=1, max_size=16), st.sampled_from([1 << 40, 3]), st.sampled_from([1, 7, 4096]),
+       st.booleans())
+def test_native_rows_are_the_rows_read_one_by_one(tmp_path_factory, lines, limit, block, final_newline):
+    """Ingest's block reading of uncompressed JSONL (readers.jsonl_documents: native/jsonl_docs.c
+    takes the rows it can, Python the rest) gives every row as reading them one by one does:
+    the same documents (row, ext_id, characters, UTF-8 text) and the same errors, over strict
+    and broken JSON, escapes and surrogates (paired, unpaired, as UTF-8), invalid UTF-8,
+    control characters, duplicate and escaped keys, ids of every kind (big integers, floats,
+    -0, booleans, objects), nesting deeper than the native path goes, BOMs, CRs, blank lines,
+    texts over the size limit, lines cut by the read blocks, whole files and pieces."""
+    from sadedup import readers
+
+    path = tmp_path_factory.mktemp("rows") / "in.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if final_newline else b""))
+    inp = detect(path)
+    orig = readers._BLOCK
+    readers._BLOCK = block
+    try:
+        want = _rows_as_read(inp, limit)
+        assert _rows_in_blocks(inp, limit) == want
+        if path.stat().st_size:
+            pieces = readers.line_pieces(inp, 3)
+            assert [r for p in pieces for r in _rows_in_blocks(inp, limit, piece=p)] == want
+    finally:
+        readers._BLOCK = orig
+
+
+_TRICKY_ROWS = [
+    b'{"text": "a", "id": 1}', b'{"id": "x", "text": "\\u00e9\\ud83d\\ude00\\n\\"\\\\\\/\\b\\f\\r\\t\\u0000"}',
+    b'{"text": "\\udc00"}', b'{"text": "a\\ud800"}', b'{"text": "\\ud800\\u0041"}', b'{"text": "\\ud800\\ud800\\udc00"}',
+    b'{"text": "a", "id": "\\udc00"}', b'{"text": "a", "other": "\\ud800"}', b'{"text": "a", "text": "b"}',
+    b'{"text": "a", "text": 1}', b'{"text": 1, "text": "a"}', b'{"text": "a", "id": 1, "id": 2}', b'{"te\\u0078t": "a"}',
+    b'{"text": "a", "i\\u0064": 1}', b'{"text": "a", "id": 123456789012345678}', b'{"text": "a", "id": 1234567890123456789}',
+    b'{"text": "a", "id": 99999999999999999999999}', b'{"text": "a", "id": -0}', b'{"text": "a", "id": 1.0}',
+    b'{"text": "a", "id": 1e2}', b'{"text": "a", "id": true}', b'{"text": "a", "id": false}', b'{"text": "a", "id": null}',
+    b'{"text": "a", "id": {"k": 1}}', b'{"text": "a", "id": [1]}', b'{"text": "a", "x": NaN}', b'{"text": "a", "x": 1.5}',
+    b'{"text": "a", "x": ' + b"[" * 63 + b"]" * 63 + b"}", b'{"text": "a", "x": ' + b"[" * 64 + b"]" * 64 + b"}",
+    b'{"text": "a", "x": ' + b"[" * 2000 + b"]" * 2000 + b"}", b'{"text": "\xc0\x80"}', b'{"text": "\xed\xa0\x80"}',
+    b'{"text": "\xf4\x90\x80\x80"}', b'{"text": "\xe2\x82"}', b'{"text": "\xf0\x9f\x98\x80 \xe2\x82\xac \xc3\xa9"}',
+    b'{"text": "a\x01"}', b'{"text": "a\tb"}', b'{"text": "a"} x', b'{"text": "a",}', b'{"text": "a"}}', b'{"text" "a"}',
+    b'{"text": "\\x41"}', b'{"text": "\\u12"}', b'\x0c{"text": "a"}', b'{"text": "a"}\x0c', b' \t{"text" :\r"a" }\t ',
+    b'{"text": "12345"}', b'{"text": "1234"}', b'{"text": "\\u00e9\\u00e9"}', b"{}", b"[]", b'"text"', b"null",
+    b'{"text": "a", "x": "\xff"}', b'{"text": "a", "x": 01}', b'{"text": "a", "x": -}', b'{"text": "a", "x": tru}',
+    b'{"Text": "a"}', b'{"text": ""}', b'{"text": "a", "x": {"y": [1, 2, {"z": null}], "w": "\\ud83d\\ude00"}}',
+]
+
+
+@pytest.mark.parametrize("limit", [1 << 40, 4])
+def test_native_rows_tricky_lines(tmp_path, limit):
+    """Rows at the edges of what native/jsonl_docs.c takes, each as read one by one: unpaired
+    surrogate escapes in the text, the id and other fields, duplicate and escaped keys, ids of
+    every kind (18 and 19 digits, beyond 64 bits, -0, floats, booleans, objects), NaN, nesting
+    at, past and far past the native limit, overlong and surrogate UTF-8, control characters,
+    text after the object, texts at and over the size limit (4 bytes; é is two)."""
+    from sadedup import readers
+
+    path = tmp_path / "in.jsonl"
+    for row in _TRICKY_ROWS:
+        path.write_bytes(b'{"text": "before"}\n' + row + b'\n{"text": "after"}\n')
+        inp = detect(path)
+        assert _rows_in_blocks(inp, limit) == _rows_as_read(inp, limit), row
+    path.write_bytes(b"\n".join(_TRICKY_ROWS) + b"\n")
+    inp = detect(path)
+    want = _rows_as_read(inp, limit)
+    assert _rows_in_blocks(inp, limit) == want
+    assert sum(1 for r in want if len(r) == 4) > 10 and sum(1 for r in want if len(r) == 2) > 10

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults
+from .. import faults, formats
 from ..progress import bar
 from ..errors import note_path
 from ..locations import as_path
 from ..executor import imap_reading
-from ..readers import (PIECE_BYTES, InputFile, TextFieldSeen, expand_inputs, input_pieces, json_ext_id, open_parquet,
-                       read_records)
+from ..readers import (PIECE_BYTES, InputFile, Record, TextFieldSeen, expand_inputs, input_pieces, json_ext_id,
+                       jsonl_documents, open_parquet, read_records)
 from ..workspace import append_file, file_bytes, save_npy
 from .base import Context, Stage, driver_wrote
 from .sizing import max_document_tokens
@@ -57,7 +57,8 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
     """One piece of an input. Its documents' UTF-8 text goes to `part`, one after another,
     and what the database needs per row to `part`.rows, in pickled chunks of ROWS_PER_CHUNK
     rows (a compressed file is one piece however large): (row, ext_id, characters, bytes)
-    per document and (row, error) per row set aside."""
+    per document and (row, error) per row set aside. Uncompressed JSONL is read a block of
+    documents at a time (readers.jsonl_documents), the rows it leaves to Python one by one."""
     inp, part, limit = InputFile(as_path(t.path), t.format, t.compression), t.part, t.limit
     docs: list[tuple] = []
     errors: list[tuple] = []
@@ -65,7 +66,7 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
     seen = TextFieldSeen(t.text_field)  # whether any row has the text field, and which fields they have
     try:
         with open(part, "wb", buffering=1 << 22) as texts, open(part + ".rows", "wb") as rows:
-            for rec in read_records(inp, t.text_field, t.id_field, on_read, piece=t.lines):
+            def record(rec: Record) -> None:
                 if not seen.found:
                     seen.add(rec)
                 if rec.error is None:
@@ -79,9 +80,26 @@ def ingest_piece(t: IngestPiece, on_read=lambda n: None) -> dict[str, Any]:
                 else:
                     texts.write(data)
                     docs.append((rec.row, json_ext_id(rec.ext_id), len(rec.text), len(data)))
-                if len(docs) + len(errors) >= ROWS_PER_CHUNK:
-                    pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
-                    docs, errors, chunks = [], [], chunks + 1
+
+            if formats.splittable(inp):
+                for item in jsonl_documents(inp, t.text_field, t.id_field, limit, on_read, piece=t.lines):
+                    if isinstance(item, Record):
+                        record(item)
+                    else:
+                        data, batch = item
+                        seen.found = True  # documents: rows with the text field
+                        faults.points("ingest.row", len(batch))
+                        texts.write(data)
+                        docs += batch
+                    if len(docs) + len(errors) >= ROWS_PER_CHUNK:
+                        pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
+                        docs, errors, chunks = [], [], chunks + 1
+            else:
+                for rec in read_records(inp, t.text_field, t.id_field, on_read, piece=t.lines):
+                    record(rec)
+                    if len(docs) + len(errors) >= ROWS_PER_CHUNK:
+                        pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
+                        docs, errors, chunks = [], [], chunks + 1
             pickle.dump((docs, errors), rows, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError as e:  # reading errors are SadedupErrors: this is a part file
         raise note_path(e, part)

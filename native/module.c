@@ -4,6 +4,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "kernels.h"
 #include "minhash.h"
 #include "libsais/libsais.h"
@@ -154,6 +156,29 @@ static PyObject *py_member(PyObject *self, PyObject *args) {
     }
     PyBuffer_Release(&set); PyBuffer_Release(&q); PyBuffer_Release(&out);
     return ret;
+}
+
+/* populate_write(buf): every page of a fresh writable file map faulted in for writing by one
+ * madvise(MADV_POPULATE_WRITE) call (Linux 5.14+) instead of one page fault per 4 KB page as
+ * the caller fills it: on this project's VMs a fault costs several microseconds, 2-4x the CPU
+ * of the fill itself. Returns whether the kernel did it; when it cannot (older kernel, a file
+ * system without it, no memory at that moment) the pages simply fault in as before. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+static PyObject *py_populate_write(PyObject *self, PyObject *args) {
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "w*", &b)) return NULL;
+    int ok = 0;
+    if (b.len > 0) {
+        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        const uintptr_t lo = (uintptr_t)b.buf & ~(page - 1), hi = (uintptr_t)b.buf + (uintptr_t)b.len;
+        Py_BEGIN_ALLOW_THREADS
+        ok = madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(ok);
 }
 
 /* count_chars(T, from, to, out) */
@@ -1540,6 +1565,7 @@ static PyObject *py_lines_none(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"spm_pieces", py_spm_pieces, METH_VARARGS, "spm_pieces(proto, ids, begin, end): pieces of a SentencePieceText."},
+    {"populate_write", py_populate_write, METH_VARARGS, "populate_write(buf): fault a fresh writable map in for writing at once."},
     {"lcp", py_lcp, METH_VARARGS, "lcp(tokens, es, sa, out, tmp, is64): LCP array (Phi algorithm)."},
     {"lcp_capped", py_lcp_capped, METH_VARARGS, "lcp_capped(tokens, es, sa, out, is64, cap): LCP array capped at cap (uint8 / uint16)."},
     {"suffix_array", py_suffix_array, METH_VARARGS, "Suffix array of bytes (libsais)."},

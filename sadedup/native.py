@@ -31,6 +31,14 @@ def _buf(a: np.ndarray):
     return a if a.size else b""
 
 
+def populate_write(arr: np.ndarray) -> bool:
+    """Fault every page of a fresh writable file map (`arr`, C-contiguous) in for writing at
+    once, before the caller fills all of it; False when the kernel cannot (it then faults
+    page by page as it would have). Only for arrays the caller writes whole: the pages are
+    all in the page cache from here on."""
+    return bool(_native.populate_write(_c(arr))) if arr.size else False
+
+
 def token_size(tokens: np.ndarray) -> int:
     if tokens.dtype not in (np.uint8, np.uint16, np.uint32):
         raise TypeError(f"tokens must be uint8, uint16 or uint32, got {tokens.dtype}")

@@ -494,7 +494,7 @@ def _state(path: Path, groups: int, budget: int) -> np.ndarray:
     """int64 per group, -1 to start; in a file when large (as the remove stage keeps it)."""
     if groups * 8 <= budget // 4:
         return np.full(groups, -1, dtype=np.int64)
-    arr = writable_npy(path, np.int64, (groups,))
+    arr = writable_npy(path, np.int64, (groups,), whole=True)
     arr[:] = -1
     return arr
 

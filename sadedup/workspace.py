@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import xxhash
 
-from . import __version__, db, graph
+from . import __version__, db, graph, native
 from .config import Workflow, workflow_from_dict
 from .errors import SadedupError, note_path
 from .provenance import Provenance
@@ -133,10 +133,15 @@ def npy_appended(path: Path, dtype) -> Iterator[NpyAppender]:
         f.write(final)
 
 
-def writable_npy(path: Path, dtype, shape) -> np.ndarray:
+def writable_npy(path: Path, dtype, shape, whole: bool = False) -> np.ndarray:
     """A new .npy file mapped for writing, its blocks reserved first: writing through a map
     onto a full disk is a SIGBUS that kills the process without a word, while a failed
-    reservation is an ordinary ENOSPC that names the file."""
+    reservation is an ordinary ENOSPC that names the file.
+
+    `whole`: the caller writes every entry, so the map's pages are faulted in for writing in
+    one call (native.populate_write) rather than one fault per 4 KB page as they are first
+    written: the faults cost 2-4x the CPU of the writes on this project's machines (a 94 MB
+    fill: 0.10-0.23 s CPU page by page, 0.05-0.08 s populated)."""
     arr = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
     try:
         with open(path, "r+b") as f:
@@ -145,6 +150,8 @@ def writable_npy(path: Path, dtype, shape) -> np.ndarray:
         del arr
         Path(path).unlink(missing_ok=True)
         raise note_path(e, path)
+    if whole:
+        native.populate_write(arr)
     return arr
 
 
@@ -159,7 +166,7 @@ def npy_in_place(path: Path, dtype, n: int) -> Iterator[np.ndarray]:
         save_npy(path, arr)
         return
     tmp = path.with_name(path.name + ".tmp")
-    arr = writable_npy(tmp, dtype, (n,))
+    arr = writable_npy(tmp, dtype, (n,), whole=True)
     yield arr
     arr.flush()
     os.replace(tmp, path)

@@ -498,3 +498,45 @@ def test_save_npy_of_a_column_slice_is_np_save(tmp_path):
     save_npy(tmp_path / "a.npy", a[::-1, 10:20])
     np.save(tmp_path / "b.npy", a[::-1, 10:20])
     assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes()
+
+
+def _mapped_rss_kb(path) -> int:
+    """Resident KiB of this process's maps of `path` (/proc/self/smaps)."""
+    rss, inside = 0, False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if head and "-" in head[0] and len(head) >= 5:  # a mapping's first line
+                inside = len(head) >= 6 and head[-1] == str(path)
+            elif inside and head[0] == "Rss:":
+                rss += int(head[1])
+    return rss
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_writable_npy_whole_faults_the_map_in_at_once(tmp_path, whole):
+    """writable_npy(whole=True): the map's pages are in for writing before the caller's first
+    write (one madvise, not a fault per page), and what the caller writes is what is saved."""
+    from sadedup.workspace import writable_npy
+
+    path = tmp_path / "a.npy"
+    n = 1 << 20  # 4 MiB of int32
+    arr = writable_npy(path, np.int32, (n,), whole=whole)
+    rss = _mapped_rss_kb(path)
+    if whole:
+        assert rss >= n * 4 // 1024, rss
+    else:
+        assert rss < 64, rss  # nothing touched yet
+    arr[:] = -1
+    arr[::7] = np.arange(0, n, 7, dtype=np.int32)
+    arr.flush()
+    del arr
+    want = np.full(n, -1, np.int32)
+    want[::7] = np.arange(0, n, 7, dtype=np.int32)
+    assert np.array_equal(np.load(path), want)
+
+
+def test_populate_write_refuses_read_only_buffers():
+    with pytest.raises(TypeError):
+        native.populate_write(np.frombuffer(b"x" * 4096, dtype=np.uint8))
+    assert native.populate_write(np.zeros(0, np.uint8)) is False

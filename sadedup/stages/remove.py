@@ -40,7 +40,7 @@ from .tokenize import run_model, shard_dirs, task_tokenizer
 def _group_state(path: Path, groups: int) -> np.ndarray:
     """int64 per repeated group, -1 to start, in a mapped file: the tasks that read it get its
     path, and it is read in document order, so the page cache copes."""
-    arr = writable_npy(path, np.int64, (groups,))
+    arr = writable_npy(path, np.int64, (groups,), whole=True)
     arr[:] = -1
     return arr
 

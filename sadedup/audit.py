@@ -35,7 +35,7 @@ from .errors import SadedupError
 from .outputs import claimed
 from .store import TextStore
 from .workspace import Workspace, load_npy
-from .writers import check_apart, check_outside
+from .writers import check_apart, check_outside, check_target
 
 # how much corpus text a report shows per document, in characters
 SNIPPET = 600
@@ -741,6 +741,7 @@ def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0,
             check_outside(out_path, ws.root, name="report", shown=output)
             check_apart(out_path, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []],
                         claimed(ws.workflow, ws.output), name="report")
+            check_target(out_path, name="report", shown=output)
             if not os.access(out_path.resolve().parent, os.W_OK):
                 raise SadedupError(f"report {output}: cannot write in {out_path.resolve().parent}")
         with sw.scratch_folder(ws) as scratch:

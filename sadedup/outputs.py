@@ -136,6 +136,10 @@ OUTPUT = "the work folder's output"
 
 
 def output_of(spec: str | Path) -> Output:
+    """The output a --output names; an empty one is refused here, where every command's output
+    passes: as a Path it was "." and refused as "output .", naming no file the user gave."""
+    if not isinstance(spec, (Url, Path)) and not spec.strip():
+        raise SadedupError(f"output {spec!r} is empty: name a file ({formats.listed(output=True)})")
     return Output(str(spec) if not isinstance(spec, Url) else spec.url)
 
 

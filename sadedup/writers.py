@@ -503,13 +503,23 @@ def check_output(path: str | Path, inputs: list[str | Path] = (), claimed: list[
     how the messages call the file (the setting that names it)."""
     path = Path(path)
     fmt, _ = formats.output_kind(path)
-    if not path.parent.is_dir():
-        raise SadedupError(f"{name} {path}: folder {path.parent} does not exist")
-    if path.is_dir():
-        raise SadedupError(f"{name} {path}: is a folder; name a file")
+    check_target(path, name)
     check_apart(path, inputs, claimed, name)
     if fmt.name == "parquet" and inputs:
         formats.output_schema(expand_inputs(list(inputs))[0])
+
+
+def check_target(path: str | Path, name: str = "output", shown: str | Path | None = None) -> None:
+    """Refuses a file to write (`name` says which; `shown`: as the user named it) whose folder
+    is missing or is a file, or that is itself a folder: said before any work, not when the
+    finished result is renamed into place."""
+    path = Path(path)
+    shown = path if shown is None else shown
+    if not path.parent.is_dir():
+        why = "is a file, not a folder" if path.parent.exists() else "does not exist"
+        raise SadedupError(f"{name} {shown}: folder {path.parent} {why}")
+    if path.is_dir():
+        raise SadedupError(f"{name} {shown}: is a folder; name a file")
 
 
 def check_outside(path: str | Path, workdir: str | Path, name: str = "output", shown: str | Path | None = None) -> None:

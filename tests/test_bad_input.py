@@ -826,9 +826,14 @@ def test_output_path_refused_before_any_work(cli, tmp_path):
             (tmp_path / "out.csv", "name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet"),
             (tmp_path / "out.txt", "name it .jsonl, .jsonl.gz, .jsonl.zst or .parquet"),
             (tmp_path / "nofolder" / "out.jsonl", f"folder {tmp_path / 'nofolder'} does not exist"),
-            (tmp_path / "afolder.jsonl", "is a folder; name a file")):
+            (tmp_path / "afolder.jsonl", "is a folder; name a file"),
+            (inp / "out.jsonl", f"folder {inp} is a file, not a folder")):
         p = cli("run", "--input", inp, "--output", out, "--workdir", tmp_path / "w", check=False)
         assert_one_line(p, f"output {out}: {message}")
+        assert not (tmp_path / "w").exists()
+    for out in ("", " "):  # an empty --output was Path("."), refused as "output ." (no file the user named)
+        p = cli("run", "--input", inp, "--output", out, "--workdir", tmp_path / "w", check=False)
+        assert_one_line(p, f"output {out!r} is empty: name a file (.jsonl, .jsonl.gz, .jsonl.zst or .parquet)")
         assert not (tmp_path / "w").exists()
     # overwriting the corpus, or writing where the next run would read it as input
     p = cli("run", "--input", inp, "--output", inp, "--workdir", tmp_path / "w", check=False)
@@ -836,6 +841,24 @@ def test_output_path_refused_before_any_work(cli, tmp_path):
     p = cli("run", "--input", d, "--output", d / "out.jsonl", "--workdir", tmp_path / "w", check=False)
     assert_one_line(p, f"output {d / 'out.jsonl'} is inside the input folder {d}; write it elsewhere")
     assert not (tmp_path / "w").exists() and inp.read_bytes() == line(1, "text") + b"\n"
+
+
+def test_export_and_report_refuse_where_they_cannot_write_before_any_work(cli, tmp_path):
+    """`export --output ""` said "output ."; `report -o FILE/r.html` (under a file) and
+    `report -o FOLDER` built the whole report and then failed on its temporary file, in words
+    of the operating system's ("Not a directory: .../r.html.partial")."""
+    inp = write_lines(tmp_path / "in.jsonl", [line(1, "text"), line(2, "text")])
+    cli("run", "--input", inp, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w", *FAST)
+    p = cli("export", tmp_path / "w", "--output", "", check=False)
+    assert_one_line(p, "output '' is empty: name a file (.jsonl, .jsonl.gz, .jsonl.zst or .parquet)")
+    (tmp_path / "folder.html").mkdir()
+    for out, message in ((inp / "r.html", f"folder {inp} is a file, not a folder"),
+                         (tmp_path / "folder.html", "is a folder; name a file"),
+                         (tmp_path / "nofolder" / "r.html", f"folder {tmp_path / 'nofolder'} does not exist")):
+        p = cli("report", tmp_path / "w", "-o", out, check=False)
+        assert_one_line(p, f"report {out}: {message}")
+    p = cli("export", tmp_path / "w", "--output", inp / "x.jsonl", check=False)
+    assert_one_line(p, f"output {inp / 'x.jsonl'}: folder {inp} is a file, not a folder")
 
 
 def test_a_part_of_a_sharded_output_over_an_input_is_refused(cli, tmp_path):

@@ -216,7 +216,7 @@ class SourceConfig:
     """One [[sources]] entry of a workflow file: settings for the documents of the input files
     it matches. Only workflow files carry them (--set cannot write a list of tables)."""
     # a glob (fnmatch: `*` crosses `/` too) on the input file's path as recorded in
-    # documents.source (as given: a folder's files under the folder's path), or on its name
+    # documents.source (absolute), or on its name
     match: str
     # higher first in document order, for every keep-first rule; ties by input order
     priority: int = 0
@@ -248,6 +248,14 @@ class SourceConfig:
         if self.lines_min_docs is not None:
             d["lines"] = {"min_docs": self.lines_min_docs}
         return d
+
+
+def unmatched_sources(sources: tuple[SourceConfig, ...] | list[SourceConfig], paths: list[str]) -> list[str]:
+    """The [[sources]] entries that fit none of the input files `paths`, each as a user names
+    it (`[[sources]] #2 match = "*forum*"`): a typo in a glob otherwise applies its settings to
+    no document without a word."""
+    return [f"[[sources]] #{n} match = {s.match!r}" for n, s in enumerate(sources, 1)
+            if not any(s.matches(p) for p in paths)]
 
 
 def _source(n: int, value: Any, origin: str) -> SourceConfig:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, db, graph, reference
-from .config import Workflow, anchored, apply_overrides, load_workflow, workflow_from_dict
+from .config import Workflow, anchored, apply_overrides, load_workflow, unmatched_sources, workflow_from_dict
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
@@ -163,6 +163,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         _check_clean_eval(wf, ws.root, [f.path for f in files] if files is not None else
                           [d["path"] for d in state["inputs"]], output if output is not None else ws.output)
         ws.configure(wf, files, output, unsupported=unsupported)
+        _warn_unmatched_sources(ws)
         reference.adopt(ws, refs)
         _retire(ws)
         if recorded is not None:  # said once the command goes ahead, not before a refusal
@@ -177,6 +178,17 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         ws.unlock()
         raise
     return ws
+
+
+def _warn_unmatched_sources(ws: Workspace) -> None:
+    """One warning per [[sources]] entry that fits none of the folder's input files (matched as
+    documents.source records them)."""
+    if ws.workflow.sources:
+        from .progress import warn
+
+        paths = [d["path"] for d in (ws.read_state() or {}).get("inputs") or []]
+        for entry in unmatched_sources(ws.workflow.sources, paths):
+            warn(f"{entry} fits none of the input files, so its settings apply to no document")
 
 
 def _check_not_inside_what_restart_deletes(root: Path) -> None:

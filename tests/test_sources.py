@@ -185,3 +185,17 @@ def test_sources_errors_name_the_key(tmp_path):
     wf = load_workflow(str(flow))
     with pytest.raises(ConfigError, match="pass the path of the workflow file"):
         sadedup.run(write_jsonl(tmp_path / "in.jsonl", ["x"]), tmp_path / "o.jsonl", tmp_path / "w", workflow=wf)
+
+
+def test_an_entry_that_fits_no_input_file_is_warned_of(cli, tmp_path):
+    """A typo in a match glob (`*b.jsnl`) applied its priority to no document without a word;
+    now one warning names the entry. The matching entry, by path or by name, is not named."""
+    a = write(tmp_path / "a.jsonl", ["x\nsame\n"])
+    b = write(tmp_path / "b.jsonl", ["y\nsame\n"])
+    flow = tmp_path / "flow.toml"
+    flow.write_text('stages = ["exact", "lines"]\n[[sources]]\nmatch = "*b.jsnl"\npriority = 1\n'
+                    '[[sources]]\nmatch = "*/a.jsonl"\npriority = 2\n[[sources]]\nmatch = "b.jsonl"\npriority = 3\n')
+    p = cli("run", flow, "--input", a, "--input", b, "--output", tmp_path / "out.jsonl", "--workdir", tmp_path / "w")
+    warned = [line for line in p.stderr.splitlines() if line.startswith("sadedup: warning:")]
+    assert warned == ["sadedup: warning: [[sources]] #1 match = '*b.jsnl' fits none of the input files, so its "
+                      "settings apply to no document"]

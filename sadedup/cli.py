@@ -396,13 +396,14 @@ def status(workdir: WorkdirArg,
            format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", callback=_choice("table", "json"),
                                                help="table or json.")] = "table"):
     """What is done, what is pending, stale (its settings or what it read changed since it ran),
-    interrupted or failed, stage by stage, and why; artifacts are checked by size (--verify: by
+    running now, interrupted or failed, stage by stage, and why; artifacts are checked by size (--verify: by
     checksum). --format json gives both lists for scripts: "stages" ({stage, state, why}) and
     "records" (every stage and shard record).
 
     Example: sadedup status work/ --format json"""
     rows = insp.status(workdir)
     stages = pipeline.status(workdir, verify)
+    live = any(s["state"] == "running" for s in stages)  # else a record left running is a dead run's
     if format == "json":
         _write(insp.to_json({"stages": stages, "records": rows}, indent=1))
         return
@@ -411,7 +412,7 @@ def status(workdir: WorkdirArg,
         t.add_column(c)
     for r in rows:
         detail = r["error"] or ", ".join(f"{k}={v}" for k, v in r["detail"].items())
-        st = "interrupted" if r["status"] == "running" else r["status"]
+        st = "interrupted" if r["status"] == "running" and not live else r["status"]
         t.add_row(r["stage"], "" if r["shard"] is None else str(r["shard"]), st, r["finished_at"] or "", Text(detail))
     _stdout().print(t)
     pending = [s for s in stages if s["state"] != "done"]

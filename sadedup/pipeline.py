@@ -346,6 +346,7 @@ def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = No
     out: list[dict[str, Any]] = []
     current: dict[str, bool] = {}
     wanted = None if of is None else {u for name in of for u in (name, *graph.before(name, wf))}
+    live = view.writer()  # a run holds the folder: its `running` stage is running, not interrupted
     for n in graph.plan(wf):
         if wanted is not None and n.name not in wanted:
             continue
@@ -357,7 +358,8 @@ def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = No
         elif row.status == "failed":
             state, why = ("interrupted", "interrupted") if row.error == "interrupted" else ("failed", row.error)
         elif row.status == "running":
-            state, why = "interrupted", "interrupted"
+            state, why = ("running", f"running now (sadedup{live} holds the folder)") if live is not None else \
+                ("interrupted", "interrupted")
         else:
             waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
             try:

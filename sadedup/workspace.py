@@ -363,6 +363,21 @@ class Workspace:
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd
 
+    def writer(self) -> str | None:
+        """" (pid N)" (or "") of another process holding this folder's lock now, None when none
+        does: `status` tells a stage a live run is running from one a dead run left `running`.
+        Asked with a shared lock, taken and let go at once, so it never holds a run up."""
+        if self._lock_fd is not None:
+            return None  # this process holds it: a row left running is a dead run's
+        try:
+            fd = os.open(self.root / ".lock", os.O_RDONLY)
+        except OSError:
+            return None  # never locked (or unreadable): no run holds it
+        held = flock_or_holder(fd, fcntl.LOCK_SH)
+        if held is None:
+            os.close(fd)
+        return held
+
     def unlock(self) -> None:
         if self._lock_fd is not None:
             os.close(self._lock_fd)

@@ -187,6 +187,42 @@ def test_second_run_is_refused_and_stale_lock_taken_over(cli, corpus, tmp_path):
     assert (tmp_path / "o.jsonl").read_bytes() == ref.read_bytes()
 
 
+def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus, tmp_path):
+    """`sadedup status` beside a live run said its running stage was "interrupted": a record
+    left `running` by a dead run and one a live run is writing read the same. Now the folder's
+    lock says which. A real SIGKILL (at the remove stage's database write) leaves the record;
+    a process holding the lock as a live run does makes it running, with that run's pid; once
+    the lock is free it is interrupted again."""
+    inp = corpus[0]
+    work = tmp_path / "work"
+    p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", work, *ARGS, check=False,
+            env={"SADEDUP_CRASH": "remove.db"})
+    assert p.returncode == -signal.SIGKILL
+
+    def states() -> dict[str, tuple]:
+        got = json.loads(cli("status", work, "--format", "json").stdout)["stages"]
+        return {s["stage"]: (s["state"], s["why"]) for s in got}
+
+    assert states()["remove"] == ("interrupted", "interrupted")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(work / '.lock')!r}, os.O_RDWR | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "os.ftruncate(fd, 0)\n"
+        "os.write(fd, str(os.getpid()).encode())\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert states()["remove"] == ("running", f"running now (sadedup (pid {holder.pid}) holds the folder)")
+        assert "interrupted" not in cli("status", work).stdout  # its records neither
+    finally:
+        holder.kill()
+        holder.wait()
+    assert states()["remove"] == ("interrupted", "interrupted")
+    assert "remove (interrupted: interrupted)" in cli("status", work).stdout
+
+
 def test_changed_input_stops_until_restart(cli, tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", ["one document here", "another"])
     cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS)

@@ -177,6 +177,7 @@ def check_compressed(inp: InputFile) -> None:
     """A file named as compressed must start as its compression does (an empty file is an
     empty input): a plain file named .jsonl.gz is a misnamed file, not a row error."""
     if inp.compression is None:
+        _check_not_compressed(inp)
         return
     c = next(c for c in COMPRESSIONS if c.name == inp.compression)
     try:
@@ -187,6 +188,24 @@ def check_compressed(inp: InputFile) -> None:
     if head and not any(head.startswith(m) or m.startswith(head) for m in c.magics):
         raise SadedupError(f"input {inp.path}: not a {c.name} file (it starts with {head!r}); "
                            f"name it for what it holds")
+
+
+def _check_not_compressed(inp: InputFile) -> None:
+    """A local text input (.jsonl, .txt) holding gzip or zstd data (`gzip -c a.jsonl > a.jsonl`)
+    was read as text: every line an invalid-JSON row, a run of nothing that exits 0. Those
+    magics (1f 8b, 28 b5 2f fd) are not UTF-8, so no text file starts with them: refused,
+    naming the file. Remote objects are not opened for this (one more request each)."""
+    if inp.format not in ("jsonl", "txt") or not isinstance(inp.path, Path):
+        return
+    try:
+        with open(inp.path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return  # said where it is read
+    for c in COMPRESSIONS:
+        if head.startswith(c.magics[0]):
+            raise SadedupError(f"input {inp.path}: {c.name}-compressed data in a file not named so; name it "
+                               f"{inp.path.name}{c.suffixes[0]} (it starts with {head!r})")
 
 
 def folder_without_data(folder: Path, skipped: list[tuple[str, str]]) -> SadedupError:

@@ -282,6 +282,30 @@ def test_text_field_seen_over_pieces():
         wide.check("f")
 
 
+@pytest.mark.parametrize("name, kind, suffix", [("in.jsonl", "gzip", ".gz"), ("in.jsonl", "zstd", ".zst"),
+                                                ("in.txt", "gzip", ".gz")])
+def test_compressed_file_named_plain(cli, tmp_path, name, kind, suffix):
+    """`gzip -c a.jsonl > a.jsonl` was read as text: every line an invalid-JSON row in
+    input_errors, zero documents, exit 0. Now one line naming the file, before any work (also
+    with --restart on a finished folder, which is then not emptied)."""
+    import zstandard
+
+    t = texts(2, 40)
+    good = write_lines(tmp_path / "a.jsonl", [line(1, t[0])])
+    data = line(2, t[1]) + b"\n"
+    packed = gzip.compress(data) if kind == "gzip" else zstandard.ZstdCompressor().compress(data)
+    inp = tmp_path / name
+    inp.write_bytes(packed)
+    p = run(cli, tmp_path, good, inp, check=False)
+    assert_one_line(p, f"input {inp}: {kind}-compressed data in a file not named so; name it {name}{suffix} "
+                       f"(it starts with {packed[:4]!r})")
+    assert not (tmp_path / "w").exists()
+    run(cli, tmp_path, good)
+    p = run(cli, tmp_path, inp, args=[*SUBSTRING, "--restart"], check=False)
+    assert p.returncode == 2 and "compressed data in a file not named so" in p.stderr
+    assert db_rows(tmp_path / "w", "SELECT count(*) FROM documents") == [(1,)]
+
+
 @pytest.mark.parametrize("name, kind", [("in.jsonl.gz", "gzip"), ("in.jsonl.zst", "zstd")])
 def test_plain_file_named_compressed(cli, tmp_path, name, kind):
     t = texts(2, 40)

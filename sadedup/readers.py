@@ -446,30 +446,35 @@ def jsonl_kept(inp: InputFile, rows: Any, kept: Any, write: Callable[[memoryview
     fewer documents than rows when the input lost rows since they were read."""
     from . import native  # numpy and the C module: reading rows needs neither, only this copy
 
-    if inp.compression is not None:
-        raise ValueError("jsonl_kept reads uncompressed JSONL only")
-    start, size, row = 0, None, 0
-    if piece is not None:  # (start, end, rows before start): start and end are line starts
-        start, end, row = piece
-        size = end - start
+    row = 0 if piece is None else piece[2]
     at = lines = 0
     out = bytearray(_BLOCK + 1)
-
-    def read(f: BinaryIO, n: int) -> bytes:
-        try:
-            return f.read(n)
-        except OSError as e:  # the disk, not the data: a rerun may read it (a write error is the output's)
-            raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
-
-    with _open_binary(inp, on_read, start) as f:
-        for buf, a, b in _line_blocks(lambda n: read(f, n), size):
-            if len(out) < b - a:
-                out = bytearray(b - a)
-            n, row, at, w = native.jsonl_kept(buf, a, b, row, rows, kept, at, out)
-            lines += w
-            with memoryview(out) as mv:
-                write(mv[:n], w)
+    for buf, a, b in _uncompressed_blocks(inp, on_read, piece, lambda: row):
+        if len(out) < b - a:
+            out = bytearray(b - a)
+        n, row, at, w = native.jsonl_kept(buf, a, b, row, rows, kept, at, out)
+        lines += w
+        with memoryview(out) as mv:
+            write(mv[:n], w)
     return at, lines
+
+
+def _uncompressed_blocks(inp: InputFile, on_read, piece: tuple[int, int, int] | None,
+                         row: Callable[[], int]) -> Iterator[tuple[bytes, int, int]]:
+    """_line_blocks of an uncompressed JSONL input (or of one piece: (start, end, rows before
+    start), start and end line starts), for the native readers; a read error names the file
+    and the row reached (`row()`, the reader's count)."""
+    if inp.compression is not None:
+        raise ValueError("the native JSONL readers read uncompressed JSONL only")
+    start, size = (0, None) if piece is None else (piece[0], piece[1] - piece[0])
+    with _open_binary(inp, on_read, start) as f:
+        def read(n: int) -> bytes:
+            try:
+                return f.read(n)
+            except OSError as e:  # the disk, not the data: a rerun may read it (a write error is the output's)
+                raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row()}") from None
+
+        yield from _line_blocks(read, size)
 
 
 def jsonl_documents(inp: InputFile, text_field: str, id_field: str, limit: int, on_read=lambda n: None,
@@ -483,31 +488,18 @@ def jsonl_documents(inp: InputFile, text_field: str, id_field: str, limit: int, 
     at a time instead of a Python object per row."""
     from . import native  # numpy and the C module, as jsonl_kept
 
-    if inp.compression is not None:
-        raise ValueError("jsonl_documents reads uncompressed JSONL only")
-    start, size, row = 0, None, 0
-    if piece is not None:  # (start, end, rows before start): start and end are line starts
-        start, end, row = piece
-        size = end - start
+    row = 0 if piece is None else piece[2]
     source, tf, idf = inp.name, text_field.encode("utf-8"), id_field.encode("utf-8")
     out = ids = bytearray()
-
-    def read(f: BinaryIO, n: int) -> bytes:
-        try:
-            return f.read(n)
-        except OSError as e:  # the disk, not the data: a rerun may read it
-            raise SadedupError(f"input {inp.path}: {e.strerror or e} while reading after row {row}") from None
-
-    with _open_binary(inp, on_read, start) as f:
-        for buf, a, b in _line_blocks(lambda n: read(f, n), size):
-            if len(out) < b - a:  # new buffers, not resized ones: the last run's texts may still be held
-                out, ids = bytearray(b - a), bytearray(b - a)
-            while a < b:
-                a, row, n, docs, bad = native.jsonl_docs(buf, a, b, row, tf, idf, limit, out, ids)
-                if docs:
-                    yield memoryview(out)[:n], docs
-                if bad is not None:
-                    yield parse_json_row(buf[bad[0]:bad[1]], source, row, text_field, id_field)
+    for buf, a, b in _uncompressed_blocks(inp, on_read, piece, lambda: row):
+        if len(out) < b - a:  # new buffers, not resized ones: the last run's texts may still be held
+            out, ids = bytearray(b - a), bytearray(b - a)
+        while a < b:
+            a, row, n, docs, bad = native.jsonl_docs(buf, a, b, row, tf, idf, limit, out, ids)
+            if docs:
+                yield memoryview(out)[:n], docs
+            if bad is not None:
+                yield parse_json_row(buf[bad[0]:bad[1]], source, row, text_field, id_field)
 
 
 def open_parquet(path: Path, text_field: str) -> pq.ParquetFile:

@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from collections import namedtuple
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -250,6 +251,11 @@ def files_checksum(paths: list[Path]) -> tuple[int, str]:
     return size, h.hexdigest()
 
 
+# Tries at taking a folder's lock, 10 ms apart, before a run is refused: a `status` beside it
+# takes the lock shared for an instant to see whether a run holds it (Workspace.writer).
+LOCK_TRIES = 20
+
+
 def flock_or_holder(fd: int, mode: int) -> str | None:
     """Takes the lock `mode` on a .lock file's fd without waiting: None when taken, else
     " (pid N)" of the run holding it (or ""), with the fd closed."""
@@ -354,9 +360,13 @@ class Workspace:
 
     # ---- locking: one writer per work folder; a killed run's lock dies with its process
     def lock(self) -> None:
-        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        held = flock_or_holder(fd, fcntl.LOCK_EX)
-        if held is not None:
+        for _ in range(LOCK_TRIES):
+            fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+            held = flock_or_holder(fd, fcntl.LOCK_EX)
+            if held is None:
+                break
+            time.sleep(0.01)  # `writer` (a status beside) holds the lock shared for an instant
+        else:
             raise SadedupError(f"work folder {self.root} is in use by another sadedup run{held}; wait for it or "
                                f"use another --workdir")
         os.ftruncate(fd, 0)

@@ -223,6 +223,29 @@ def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus,
     assert "remove (interrupted: interrupted)" in cli("status", work).stdout
 
 
+def test_a_status_asking_the_lock_never_refuses_a_run_starting(tmp_path):
+    """`status` takes the folder's lock shared for an instant to see whether a run holds it; a
+    run taking the lock in that instant waits it out instead of being refused as if another
+    run held the folder. Here the shared lock is held for 50 ms, far longer than status does."""
+    import fcntl
+    import threading
+
+    from sadedup.workspace import Workspace
+
+    ws = Workspace(tmp_path / "w", create=True)
+    fd = os.open(tmp_path / "w" / ".lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    threading.Timer(0.05, lambda: os.close(fd)).start()
+    ws.lock()  # refused at once before
+    try:
+        other = os.open(tmp_path / "w" / ".lock", os.O_RDONLY)
+        with pytest.raises(BlockingIOError):  # and it holds the lock now
+            fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        os.close(other)
+    finally:
+        ws.unlock()
+
+
 def test_changed_input_stops_until_restart(cli, tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", ["one document here", "another"])
     cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", tmp_path / "w", *ARGS)

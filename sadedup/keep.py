@@ -42,11 +42,18 @@ def later_reasons(stage: str) -> tuple[str, ...]:
     return tuple(n.reason for n in graph.NODES[names.index(stage):] if n.reason)
 
 
+def _deciding(stage: str) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition on `documents` (and its parameters) for the documents `stage` decides
+    on: those no earlier stage dropped (kept ones, and ones dropped by this stage or a later
+    one, which rerun after it)."""
+    reasons = later_reasons(stage)
+    return f"status = 'kept' OR reason IN ({', '.join('?' * len(reasons))})", reasons
+
+
 def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarray]:
     """(doc_ids, n_chars) of the documents `stage` decides on: those no earlier stage dropped
     (kept ones, and ones dropped by this stage or a later one, which rerun after it)."""
-    reasons = later_reasons(stage)
-    marks = ", ".join("?" * len(reasons))
+    where, reasons = _deciding(stage)
     ids, chars = [], []
     con = sqlite3.connect(ws.root / db.DB_NAME)
     try:
@@ -55,8 +62,8 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
         # Python tuple per document took twice as long (32,546 documents: 45 -> 20 ms)
         for lo in range(0, top + 1, CANDIDATE_BATCH):
             a, b = con.execute(f"SELECT group_concat(doc_id, ' '), group_concat(n_chars, ' ') FROM (SELECT doc_id, "
-                               f"n_chars FROM documents WHERE doc_id >= ? AND doc_id < ? AND (status = 'kept' OR "
-                               f"reason IN ({marks})) ORDER BY doc_id)", (lo, lo + CANDIDATE_BATCH, *reasons)).fetchone()
+                               f"n_chars FROM documents WHERE doc_id >= ? AND doc_id < ? AND ({where}) ORDER BY doc_id)",
+                               (lo, lo + CANDIDATE_BATCH, *reasons)).fetchone()
             ids.append(np.fromstring(a or "", dtype=np.int64, sep=" "))
             chars.append(np.fromstring(b or "", dtype=np.int64, sep=" "))
     finally:
@@ -73,12 +80,10 @@ def candidate_documents(ws: Workspace, stage: str) -> tuple[np.ndarray, np.ndarr
 def candidate_bytes(ws: Workspace, stage: str) -> int:
     """UTF-8 bytes of the documents `stage` decides on (candidate_documents' set), summed
     by SQLite: what sizes a stage's work, without a row per document in Python."""
-    reasons = later_reasons(stage)
-    marks = ", ".join("?" * len(reasons))
+    where, reasons = _deciding(stage)
     con = sqlite3.connect(ws.root / db.DB_NAME)
     try:
-        return int(con.execute(f"SELECT coalesce(sum(n_bytes), 0) FROM documents WHERE status = 'kept' OR "
-                               f"reason IN ({marks})", reasons).fetchone()[0])
+        return int(con.execute(f"SELECT coalesce(sum(n_bytes), 0) FROM documents WHERE {where}", reasons).fetchone()[0])
     finally:
         con.close()
 

@@ -120,7 +120,7 @@ class Index(Stage):
 def _substring_state(ws: Workspace, command: str) -> dict[str, dict[str, Any]]:
     """The folder's stages by name, with their state (as `status` gives them); refuses a folder
     whose tokenized shards are missing or no longer those of its workflow."""
-    from .pipeline import standing
+    from .pipeline import first_not_done, stage_command, standing
 
     wf = ws.workflow
     if not graph.enabled("tokenize", wf):
@@ -129,7 +129,7 @@ def _substring_state(ws: Workspace, command: str) -> dict[str, dict[str, Any]]:
     states = {s["stage"]: s for s in standing(ws, verify=False)}
     t = states["tokenize"]
     if t["state"] != "done":
-        how = f"sadedup run --workdir {ws.root}" if states["ingest"]["state"] != "done" else f"sadedup tokenize {ws.root}"
+        how = stage_command(ws, (first_not_done(ws, "tokenize", states) or t)["stage"])
         what = "has not run" if t["state"] == "pending" else f"is {t['state']}"
         raise SadedupError(f"{command}: the substring stage {what} in {ws.root} (tokenize: {t['why']}), so there are "
                            f"no suffix arrays to search: run `{how}` first")

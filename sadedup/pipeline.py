@@ -404,12 +404,34 @@ def _require(ws: Workspace, name: str) -> None:
         why = f"stages={','.join(wf.stages)}" if n.method not in wf.stages else "its setting turns it off"
         raise SadedupError(f"stage {name} is not part of this work folder's workflow ({why}); "
                            f"add it with --set")
-    needed = set(graph.before(name, wf)) - set(graph.node(name).stage().runs_after)
     # export reads the decisions, not the artifacts: their sizes are checked, not their sums
-    for s in standing(ws, verify=name != "export", of=needed):
-        if s["stage"] in needed and s["state"] != "done":
-            how = f"sadedup run --workdir {ws.root}" if s["stage"] == "ingest" else f"sadedup {s['stage']} {ws.root}"
-            raise SadedupError(f"stage {name} needs {s['stage']} first ({s['why']}): run `{how}`")
+    states = {s["stage"]: s for s in standing(ws, verify=name != "export", of=_needs(ws, name))}
+    s = first_not_done(ws, name, states)
+    if s is not None:
+        raise SadedupError(f"stage {name} needs {s['stage']} first ({s['why']}): run `{stage_command(ws, s['stage'])}`")
+
+
+def _needs(ws: Workspace, name: str) -> set[str]:
+    """The stages that must be current before stage `name` runs (not those it runs itself first)."""
+    return set(graph.before(name, ws.workflow)) - set(graph.node(name).stage().runs_after)
+
+
+def stage_command(ws: Workspace, name: str) -> str:
+    """The command a refusal advises to bring stage `name` of this folder current: one place, so
+    that every advice names a command that runs (a stage command refuses while a stage it needs
+    is not current, so an advice names the first such stage: `first_not_done`). A stage without a
+    command of its own (candidates) is run by the command of the stage that runs it first (build)."""
+    if name == "ingest":
+        return f"sadedup run --workdir {ws.root}"
+    runner = next((n.name for n in graph.NODES if name in n.stage().runs_after), name)
+    return f"sadedup {runner} {ws.root}"
+
+
+def first_not_done(ws: Workspace, name: str, states: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """Of the stages `name` needs (their `standing` entries in `states`, by stage), the first in
+    run order that is not done, None when all are."""
+    needed = _needs(ws, name)
+    return next((s for s in states.values() if s["stage"] in needed and s["state"] != "done"), None)
 
 
 def _run_stages(ctx: Context, names: list[str]) -> dict[str, Any]:

@@ -238,7 +238,7 @@ def test_one_line_errors(cli, tmp_path):
     sadedup.ingest(inp, tmp_path / "w", **QUIET)
     p = cli("count", tmp_path / "w", "text", check=False)
     assert p.returncode == 2 and p.stderr.count("\n") == 1
-    assert "the substring stage has not run" in p.stderr and f"sadedup tokenize {tmp_path / 'w'}" in p.stderr
+    assert "the substring stage has not run" in p.stderr and f"sadedup exact {tmp_path / 'w'}" in p.stderr  # tokenize would refuse
     sadedup.ingest(inp, tmp_path / "x", overrides=["stages=exact"], **QUIET)
     with pytest.raises(SadedupError, match=r"^locate: .* runs no substring stage \(stages=exact\)$"):
         sadedup.locate(tmp_path / "x", "text", **QUIET)

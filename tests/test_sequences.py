@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -497,3 +499,38 @@ def test_a_worker_killed_mid_task_is_one_line_and_the_rerun_resumes(cli, corpus,
     one_line_refusal(p, "worker process died", "IngestPiece", "rerun")
     cli(*args)
     assert ((tmp_path / "out.jsonl").read_bytes(), decisions(tmp_path / "w")) == fresh()
+
+
+ADVICE = re.compile(r"run `sadedup ([^`]+)`")
+
+
+def followed(cli, *command: str, steps: int = 12) -> subprocess.CompletedProcess:
+    """Runs `command`; while it is refused with an advice ("run `sadedup ...`"), runs the advised
+    command, which must itself succeed (an advice that is refused in turn lies), and asks again."""
+    for _ in range(steps):
+        p = cli(*command, check=False)
+        if p.returncode == 0:
+            return p
+        one_line_refusal(p)
+        advice = ADVICE.search(p.stderr)
+        assert advice, p.stderr
+        q = cli(*shlex.split(advice.group(1)), check=False)
+        assert q.returncode == 0, f"{p.stderr.strip()}\n-> sadedup {advice.group(1)}: {q.stderr.strip()}"
+    raise AssertionError(f"sadedup {' '.join(command)} still refused after {steps} advices")
+
+
+@pytest.mark.parametrize("command", [("count", "{w}", "the"), ("remove", "{w}")])
+def test_every_advice_names_a_command_that_runs(cli, corpus, fresh, tmp_path, command):
+    """Known leftover (a): `count` on a folder ingested only advised `sadedup tokenize`, which
+    refused (tokenize needs exact first); `remove` there advised `sadedup candidates`, no
+    command (build runs it). Following each advice from an ingested folder must
+    reach the answer of a finished folder, every advised command succeeding on the way."""
+    w = tmp_path / "w"
+    cli("ingest", "--input", corpus, "--workdir", w, *SMALL)
+    p = followed(cli, *(a.format(w=w) for a in command))
+    if command[0] == "count":
+        d = tmp_path / "whole"
+        cli("run", "--input", corpus, "--output", tmp_path / "out.jsonl", "--workdir", d, *SMALL)
+        assert p.stdout == cli("count", d, "the").stdout
+    else:
+        assert decisions(w) == fresh()[1]

@@ -12,6 +12,8 @@ A format field other than `shard` in the name is refused, as is `{shard}` in a f
 """
 from __future__ import annotations
 
+import json
+import os
 import re
 import string
 from dataclasses import dataclass
@@ -148,3 +150,44 @@ def describe(path: str) -> dict:
     p = as_path(path)
     st = p.stat()
     return {"path": str(p), "size": st.st_size, **({"etag": st.etag} if isinstance(p, Url) and st.etag else {})}
+
+
+# The work folder that wrote a local output file, in an extended attribute of the file itself
+# (it goes with the file's inode: nothing beside the output, nothing to go stale when the file
+# is deleted or replaced by another program). A file system without user attributes keeps none,
+# and an output there is not guarded.
+OWNER_ATTR = "user.sadedup.workdir"
+
+
+def mark_written(paths: list[str], root: Path) -> None:
+    """Marks the local files export has just written as work folder `root`'s."""
+    for p in paths:
+        if not is_url(p):
+            try:
+                os.setxattr(p, OWNER_ATTR, str(Path(root).resolve()).encode())
+            except OSError:
+                pass  # no user attributes here (or the file went): the output is not guarded
+
+
+def check_not_anothers(out: Output, root: Path) -> None:
+    """Refuses an output that another work folder wrote and still records as its output: two
+    folders given one --output replaced each other's file without a word. A folder that is gone,
+    or records another output now, has let the path go."""
+    if out.remote:
+        return
+    path = Path(out.absolute().first)
+    try:
+        owner = Path(os.getxattr(path, OWNER_ATTR).decode())
+    except OSError:
+        return  # no such file, or not written by sadedup (a file of the user's is theirs to replace)
+    if owner == Path(root).resolve():
+        return
+    from .workspace import STATE
+
+    try:
+        recorded = json.loads((owner / STATE).read_text()).get("output")
+    except (OSError, ValueError, AttributeError):
+        return  # that folder is gone or no longer a work folder
+    if recorded == out.absolute().spec:
+        raise SadedupError(f"output {out.spec} is the output of work folder {owner}; write elsewhere, or give "
+                           f"{owner} another --output first")

@@ -27,7 +27,7 @@ from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
 from .workspace import MARKER, Workspace, owned_names
 from .locations import has_glob, is_url
-from .outputs import claimed, output_of
+from .outputs import check_not_anothers, claimed, output_of
 
 # modules the workers import while the driver ingests (numpy, pydivsufsort, the native core)
 PRELOAD = ("sadedup.stages.build", "sadedup.stages.repeats")
@@ -211,6 +211,7 @@ def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Wor
     out = output_of(output)
     if not out.remote:
         check_outside(out.first, workdir, shown=output)
+    check_not_anothers(out, Path(workdir))
     out.check(inputs, [*((str(f), "one of the inputs") for f in files), *claimed(wf, None)])
     if out.remote:
         return  # the check wrote a probe object there

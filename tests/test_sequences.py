@@ -534,3 +534,29 @@ def test_every_advice_names_a_command_that_runs(cli, corpus, fresh, tmp_path, co
         assert p.stdout == cli("count", d, "the").stdout
     else:
         assert decisions(w) == fresh()[1]
+
+
+def test_a_second_work_folder_never_writes_over_the_first_ones_output(cli, corpus, first_run, tmp_path):
+    """Known leftover (b): `sadedup run ... --output out.jsonl --workdir b/` replaced the output of
+    work folder a/ without a word (a/ then showed its export stale; rerun, it replaced b's).
+    Refused in one line while a/ records that output; a/ keeps its own, and resumes; once a/
+    writes elsewhere (or is gone) the path is free."""
+    a, out = tmp_path / "a", tmp_path / "out.jsonl"
+    want, _ = first_run(a)
+    cli("export", a, "--output", out)
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(corpus.read_text().splitlines(keepends=True)[::2]))  # b's output differs
+    b = tmp_path / "b"
+    one_line_refusal(cli("run", "--input", other, "--output", out, "--workdir", b, *SMALL, check=False),
+                     f"output {out} is the output of work folder {a}")
+    assert out.read_bytes() == want
+    cli("run", "--input", other, "--output", tmp_path / "b.jsonl", "--workdir", b, *SMALL)
+    for args in (["run", "--workdir", b, "--output", out], ["export", b, "--output", out]):
+        one_line_refusal(cli(*args, check=False), f"output {out} is the output of work folder {a}")
+        assert out.read_bytes() == want
+    assert current(a) and (b / "state.json").exists() and "b.jsonl" in (b / "state.json").read_text()
+    cli("run", "--input", corpus, "--workdir", a, "--restart", "--output", out, *SMALL)  # its own: rewritten
+    assert out.read_bytes() == want
+    cli("export", a, "--output", tmp_path / "a2.jsonl")  # a now writes elsewhere: out is free
+    cli("export", b, "--output", out)
+    assert out.read_bytes() == (tmp_path / "b.jsonl").read_bytes() != want

@@ -35,7 +35,7 @@ from ..progress import bar, warn
 from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, jsonl_kept, jsonl_lines, parquet_batches,
                        parse_json_row, read_records)
 from ..locations import as_path, expand_glob, upload
-from ..outputs import Output, claimed, describe, output_of
+from ..outputs import Output, check_not_anothers, claimed, describe, mark_written, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, check_outside, open_writer, row_of
 from .base import Context, Stage, driver_wrote
@@ -427,6 +427,7 @@ class Export(Stage):
         out = self._output(ctx)
         if not out.remote:
             check_outside(out.local(), ctx.ws.root, shown=out.spec)
+        check_not_anothers(out, ctx.ws.root)
         recorded = ctx.ws.read_state()["inputs"]
         out.check([d["path"] for d in recorded], claimed(ctx.wf, None))  # before its lock file is made beside it
         if out.remote:  # an object store has no lock to take: one writer per URL is the user's to keep
@@ -487,6 +488,7 @@ class Export(Stage):
             for folder in (decisions, staging):
                 shutil.rmtree(folder, ignore_errors=True)
         _remove_stale(before, names)
+        mark_written(names, ws.root)
         self._written = names
         detail = {"output": str(self.output or ws.output), "spec": out.spec, "rows": kept, "cut": changed,
                   "pieces": len(tasks), "parts": names}

@@ -359,8 +359,9 @@ def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = No
         elif row.status == "failed":
             state, why = ("interrupted", "interrupted") if row.error == "interrupted" else ("failed", row.error)
         elif row.status == "running":
-            state, why = ("running", f"running now (sadedup{live} holds the folder)") if live is not None else \
-                ("interrupted", "interrupted")
+            ran_by = json.loads(row.detail or "{}").get("pid")  # None: marked by an older sadedup
+            state, why = ("running", f"running now (sadedup{live} holds the folder)") \
+                if live is not None and (ran_by is None or live == f" (pid {ran_by})") else ("interrupted", "interrupted")
         else:
             waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
             try:

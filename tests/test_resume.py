@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 from corpus import planted_corpus, write_jsonl
@@ -194,24 +195,54 @@ def test_second_run_is_refused_and_stale_lock_taken_over(cli, corpus, tmp_path):
     assert (tmp_path / "o.jsonl").read_bytes() == ref.read_bytes()
 
 
+def slowed(cli_args: list, seconds: int) -> subprocess.Popen:
+    """The real command with every worker task slowed by `seconds` (faults.delay), so that it
+    surely holds its folder's lock while a test asks `status` (a second or two) beside it."""
+    return subprocess.Popen([sys.executable, "-m", "sadedup.cli", *map(str, cli_args)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "CI": "1", "SADEDUP_SLOW_TASKS": str(seconds)})
+
+
 def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus, tmp_path):
     """`sadedup status` beside a live run said its running stage was "interrupted": a record
     left `running` by a dead run and one a live run is writing read the same. Now the folder's
-    lock says which. A real SIGKILL (at the remove stage's database write) leaves the record;
-    a process holding the lock as a live run does makes it running, with that run's pid; once
-    the lock is free it is interrupted again."""
+    lock says which, and the record the pid of the run that wrote it. A real SIGKILL (in the
+    export, after the decisions a sweep reads) leaves the record. Known leftover (c): status
+    beside a process holding the lock as `sadedup sweep`, report or count do called the dead
+    run's record running now; it is interrupted, and only a live run's own record is running,
+    with its pid (a real run, its tasks slowed so that status surely asks while it runs)."""
     inp = corpus[0]
     work = tmp_path / "work"
     p = cli("run", "--input", inp, "--output", tmp_path / "o.jsonl", "--workdir", work, *ARGS, check=False,
-            env={"SADEDUP_CRASH": "remove.db"})
+            env={"SADEDUP_CRASH": "export.row"})
     assert p.returncode == -signal.SIGKILL
 
     def states() -> dict[str, tuple]:
         got = json.loads(cli("status", work, "--format", "json").stdout)["stages"]
         return {s["stage"]: (s["state"], s["why"]) for s in got}
 
-    assert states()["remove"] == ("interrupted", "interrupted")
-    holder = subprocess.Popen([sys.executable, "-c", (
+    def asked_while_held(proc: subprocess.Popen, ask: Callable[[], Any]) -> Any:
+        """ask() once `proc` holds the folder's lock (and still does after the answer)."""
+        try:
+            for _ in range(600):
+                fd = os.open(work / ".lock", os.O_RDONLY)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                except BlockingIOError:
+                    got = ask()
+                    if proc.poll() is None:
+                        return got
+                finally:
+                    os.close(fd)
+                assert proc.poll() is None, proc.stderr.read()
+                time.sleep(0.05)
+            raise AssertionError("the command never held the folder")
+        finally:
+            assert proc.wait(timeout=600) == 0, proc.stderr.read()
+
+    assert states()["export"] == ("interrupted", "interrupted")
+    holder = subprocess.Popen([sys.executable, "-c", (  # holds the folder as a sweep, report or count does
         "import fcntl, os, sys, time\n"
         f"fd = os.open({str(work / '.lock')!r}, os.O_RDWR | os.O_CREAT)\n"
         "fcntl.flock(fd, fcntl.LOCK_EX)\n"
@@ -221,13 +252,17 @@ def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus,
         "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        assert states()["remove"] == ("running", f"running now (sadedup (pid {holder.pid}) holds the folder)")
-        assert "interrupted" not in cli("status", work).stdout  # its records neither
+        assert states()["export"] == ("interrupted", "interrupted")
+        shown = cli("status", work).stdout
+        assert "export (interrupted: interrupted)" in shown and "running" not in shown.split("pending:")[0]
     finally:
         holder.kill()
         holder.wait()
-    assert states()["remove"] == ("interrupted", "interrupted")
-    assert "remove (interrupted: interrupted)" in cli("status", work).stdout
+    # another min_length: the build stage's shard tasks run again, each a second or two
+    run = slowed(["run", "--workdir", work, "--workers", "2", "--set", "substring.min_length=13"], 2)
+    running = asked_while_held(run, lambda: [s for s in states().items() if s[1][0] == "running"])
+    assert running and running[0][1] == ("running", f"running now (sadedup (pid {run.pid}) holds the folder)")
+    assert all(s == ("done", None) for s in states().values())
 
 
 def test_a_status_asking_the_lock_never_refuses_a_run_starting(tmp_path):

@@ -7,6 +7,7 @@ moves the progress bar.
 """
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -120,7 +121,9 @@ class Stage:
         key = self.key(ctx)
         if not ctx.force and self.done(ctx, key):
             return ws.stage_detail(self.name) | {"skipped": True}
-        ws.mark(self.name, key, "running")
+        # the pid: `status` calls the row running only while this process holds the folder (a
+        # sweep or a count holding it beside a dead run's row is not that run)
+        ws.mark(self.name, key, "running", pid=os.getpid())
         t0 = time.perf_counter()
         reset_peak()
         ctx.executor.peak = 0

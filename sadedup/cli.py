@@ -133,8 +133,21 @@ app = typer.Typer(
 )
 command = functools.partial(app.command, cls=_Command)
 
-Workdir = Annotated[Path, typer.Option("--workdir", "-w", metavar="DIR", help="Work folder: artifacts and sadedup.db live here.")]
-WorkdirArg = Annotated[Path, typer.Argument(help="Work folder of a run (holds sadedup.db).")]
+def _folder(value: str) -> Path:
+    from .locations import local_folder
+
+    return local_folder(value)
+
+
+def _reference_folder(value: str) -> Path:
+    from .locations import local_folder
+
+    return local_folder(value, "reference")
+
+
+Workdir = Annotated[Path, typer.Option("--workdir", "-w", metavar="DIR", parser=_folder,
+                                       help="Work folder: artifacts and sadedup.db live here.")]
+WorkdirArg = Annotated[Path, typer.Argument(parser=_folder, help="Work folder of a run (holds sadedup.db).")]
 Sets = Annotated[Optional[list[str]], typer.Option(
     "--set", "-s", metavar="KEY=VALUE", help="Override a workflow key, SECTION.KEY=VALUE, e.g. substring.min_length=50 or "
                         "stages=substring (lists are comma-separated). Repeatable.")]
@@ -153,7 +166,7 @@ Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sade
                                                        "start over (other files stay; a folder sadedup did not make "
                                                        "is refused).")]
 References = Annotated[Optional[list[Path]], typer.Option(
-    "--reference", "-r", metavar="DIR", help="A finished work folder to deduplicate against (run.reference): its kept "
+    "--reference", "-r", metavar="DIR", parser=_reference_folder, help="A finished work folder to deduplicate against (run.reference): its kept "
                                              "documents come first and are never dropped or cut; a new document "
                                              "repeating them is dropped or cut, as in one run over its inputs and "
                                              "then these. Repeatable, in document order; replaces the recorded ones.")]
@@ -221,7 +234,7 @@ def run(workflow: WorkflowArg = None, input: Inputs = None,
                                                    "run.output_rows rows). On an existing work folder: "
                                                    "the recorded one.")] = None,
         workdir: Annotated[Optional[Path], typer.Option(
-            "--workdir", "-w", metavar="DIR", help="Work folder, with --input (sadedup.db and the artifacts live "
+            "--workdir", "-w", metavar="DIR", parser=_folder, help="Work folder, with --input (sadedup.db and the artifacts live "
                                                    "here). Alone: resume the run recorded there.")] = None,
         set: Sets = None, memory_budget: Budget = None, restart: Restart = False, executor: Executor = None, workers: Workers = None,
         write_clean_eval: CleanEval = None, reference: References = None, format: RunFormat = "text"):

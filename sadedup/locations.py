@@ -182,6 +182,18 @@ def as_path(s: str | os.PathLike) -> AnyPath:
     return Url(str(s)) if is_url(s) else Path(s)
 
 
+def local_folder(value: str, what: str = "work folder") -> Path:
+    """A work folder (or a reference, which is one) as given on the command line: a local path,
+    `file://` taken as its path. Any other URL is refused here, before a Path folds its `//`:
+    `--workdir s3://bucket/w` made the local folder ./s3:/bucket/w and ran there."""
+    if is_url(value):
+        raise SadedupError(f"{what} {value}: a URL; a work folder is a local (or shared POSIX) path "
+                           f"(only --input and --output may be URLs)")
+    if str(value).lower().startswith("file://"):
+        value = str(value)[len("file://"):]
+    return Path(value)
+
+
 def expand_glob(pattern: str) -> list[AnyPath]:
     """The files a glob names, sorted (local or remote); [] when none."""
     if not is_url(pattern):

@@ -294,3 +294,21 @@ def test_hf_input_through_fsspec_equals_the_local_run(cli, inputs, tmp_path):
     assert a.stat().st_size == st.st_size
     one_line(cli("run", "--input", url, "--output", tmp_path / "hf.jsonl", "--workdir", tmp_path / "hw", env=env,
                  check=False), "hf://datasets/org/crawl/data/a.jsonl", "modified")
+
+
+def test_a_url_for_the_work_folder_or_a_reference_is_one_line_before_any_work(cli, inputs, tmp_path):
+    """The work folder is a local path: `--workdir s3://clean/w` was folded by the CLI's Path
+    into the local folder ./s3:/clean/w, a whole run made there and reported as done, and
+    `status s3://clean/w` looked for that folder. Now a URL is refused in one line naming it;
+    file:// is the local path it names."""
+    out = tmp_path / "o.jsonl"
+    one_line(cli("run", "--input", inputs, "--output", out, "--workdir", "s3://clean/w", check=False),
+             "work folder s3://clean/w", "a URL")
+    for command in ("status", "sql", "export"):
+        one_line(cli(command, "s3://clean/w", *(["SELECT 1"] if command == "sql" else []), check=False),
+                 "work folder s3://clean/w", "a URL")
+    one_line(cli("run", "--input", inputs, "--output", out, "--workdir", tmp_path / "w", "--reference", "gs://b/ref",
+                 check=False), "reference gs://b/ref", "a URL")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "a refused run wrote something"
+    cli("run", "--input", inputs, "--output", out, "--workdir", f"file://{tmp_path / 'w'}", *SMALL)
+    assert (tmp_path / "w" / "sadedup.db").exists() and out.exists()

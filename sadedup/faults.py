@@ -12,6 +12,17 @@ import signal
 _spec = os.environ.get("SADEDUP_CRASH")
 _name, _, _n = (_spec or "").partition(":")
 _left = int(_n or 1)
+# SADEDUP_CRASH_SIGNAL=SIGINT, SIGTERM or SIGSTOP: the point sends that signal to its whole
+# process group instead, once (what a terminal's Ctrl-C or a service manager's stop does; SIGSTOP
+# holds the run there for a test to look at the folder beside it, until SIGCONT)
+_signal = getattr(signal, os.environ.get("SADEDUP_CRASH_SIGNAL") or "SIGKILL")
+
+
+def _fire() -> None:
+    if _signal == signal.SIGKILL:
+        os.kill(os.getpid(), signal.SIGKILL)
+    else:
+        os.killpg(os.getpgid(0), _signal)
 
 
 def point(name: str) -> None:
@@ -19,7 +30,7 @@ def point(name: str) -> None:
     if _spec and name == _name:
         _left -= 1
         if _left == 0:
-            os.kill(os.getpid(), signal.SIGKILL)
+            _fire()
 
 
 def points(name: str, n: int) -> None:
@@ -27,8 +38,8 @@ def points(name: str, n: int) -> None:
     global _left
     if _spec and name == _name and n > 0:
         _left -= n
-        if _left <= 0:
-            os.kill(os.getpid(), signal.SIGKILL)
+        if _left <= 0 and _left + n > 0:
+            _fire()
 
 
 def delay() -> None:

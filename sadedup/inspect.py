@@ -16,7 +16,9 @@ from .store import TextStore
 
 def _ro(workdir: str | Path) -> sqlite3.Connection:
     if not (Path(workdir) / DB_NAME).exists():
-        raise SadedupError(f"{workdir} is not a sadedup work folder (no {DB_NAME})")
+        from .workspace import no_database
+
+        raise no_database(Path(workdir))
     con = open_readonly(Path(workdir))
     # a value that is not UTF-8 (CAST(x'ff' AS TEXT)) is shown with U+FFFD, never a crash
     con.text_factory = lambda b: b.decode("utf-8", "replace")

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import __version__, db, graph, reference
+from . import __version__, db, faults, graph, reference
 from .config import Workflow, anchored, apply_overrides, load_workflow, unmatched_sources, workflow_from_dict
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
@@ -146,6 +146,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     try:
         ws = Workspace(workdir, create=True)
         ws.lock()
+        faults.point("workdir.locked")  # made and locked, its database not yet made
     except BaseException:
         reference.close_all(refs)
         raise

@@ -310,6 +310,30 @@ def owned_names() -> set[str]:
     return {*own, *(f for n in graph.NODES for f in n.folders)}
 
 
+def lock_holder(root: Path) -> str | None:
+    """" (pid N)" (or "") of a process holding the folder's lock now, None when none does;
+    asked with a shared lock, taken and let go at once, so it never holds a run up."""
+    try:
+        fd = os.open(root / ".lock", os.O_RDONLY)
+    except OSError:
+        return None  # never locked (or unreadable): no run holds it
+    held = flock_or_holder(fd, fcntl.LOCK_SH)
+    if held is None:
+        os.close(fd)
+    return held
+
+
+def no_database(root: Path, hint: str = "") -> SadedupError:
+    """The error of a folder without a database, for a command that reads one. A run that has
+    made and locked its folder but not yet its database (it checks its inputs and references
+    first) is said to be starting: `status` beside it said the folder was no work folder."""
+    held = lock_holder(root) if (root / MARKER).exists() else None
+    if held is not None:
+        return SadedupError(f"work folder {root} is being started by a sadedup run{held}: nothing is recorded "
+                            f"there yet; ask again in a moment")
+    return SadedupError(f"{root} is not a sadedup work folder (no {db.DB_NAME}){hint}")
+
+
 class Workspace:
     """A work folder. It carries a marker file from its creation on: sadedup writes into, and
     `--restart` empties, only folders it made, and then only what it wrote there."""
@@ -330,8 +354,8 @@ class Workspace:
             if not (self.root / MARKER).exists():
                 (self.root / MARKER).write_text(json.dumps({"made_by": f"sadedup {__version__}"}) + "\n")
         elif not (self.root / db.DB_NAME).exists():
-            raise SadedupError(f"{self.root} is not a sadedup work folder (no {db.DB_NAME}); "
-                               f"start one with `sadedup run --input ... --output ... --workdir {self.root}`")
+            raise no_database(self.root, f"; start one with `sadedup run --input ... --output ... --workdir "
+                                         f"{self.root}`")
         self._engine = None
         self._reader: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
@@ -379,14 +403,7 @@ class Workspace:
         Asked with a shared lock, taken and let go at once, so it never holds a run up."""
         if self._lock_fd is not None:
             return None  # this process holds it: a row left running is a dead run's
-        try:
-            fd = os.open(self.root / ".lock", os.O_RDONLY)
-        except OSError:
-            return None  # never locked (or unreadable): no run holds it
-        held = flock_or_holder(fd, fcntl.LOCK_SH)
-        if held is None:
-            os.close(fd)
-        return held
+        return lock_holder(self.root)
 
     def unlock(self) -> None:
         if self._lock_fd is not None:

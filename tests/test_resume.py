@@ -265,6 +265,40 @@ def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus,
     assert all(s == ("done", None) for s in states().values())
 
 
+def _stopped(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+def test_commands_beside_a_run_starting_say_so_then_it_finishes(cli, corpus, tmp_path):
+    """A run that has made and locked its folder but not yet its database (it checks inputs
+    and references first): `status`, `sql`, `explain` and `report` beside it said "is not a
+    sadedup work folder (no sadedup.db)". The run is held there for real (SADEDUP_CRASH with
+    SIGSTOP at workdir.locked); each says a run is starting, with its pid, and once let go the
+    run ends with the reference output."""
+    inp, ref, ref_dump, _ = corpus
+    out, work = tmp_path / "out.jsonl", tmp_path / "work"
+    p = subprocess.Popen([sys.executable, "-m", "sadedup.cli", "run", "-q", "--input", str(inp), "--output", str(out),
+                          "--workdir", str(work), *ARGS], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "CI": "1", "SADEDUP_CRASH": "workdir.locked",
+                              "SADEDUP_CRASH_SIGNAL": "SIGSTOP"}, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not _stopped(p.pid):
+            time.sleep(0.02)
+        assert _stopped(p.pid) and not (work / "sadedup.db").exists()
+        for args in (["status"], ["sql", "SELECT 1"], ["explain", "1"], ["report", "-o", tmp_path / "r.html"]):
+            got = cli(args[0], work, *args[1:], check=False)
+            assert got.returncode == 2 and got.stderr.strip().splitlines() == [
+                f"sadedup: error: work folder {work} is being started by a sadedup run (pid {p.pid}): nothing is "
+                f"recorded there yet; ask again in a moment"], (args, got.stderr)
+    finally:
+        os.killpg(p.pid, signal.SIGCONT)
+        _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert out.read_bytes() == ref.read_bytes() and dump(work) == ref_dump
+
+
 def test_a_status_asking_the_lock_never_refuses_a_run_starting(tmp_path):
     """`status` takes the folder's lock shared for an instant to see whether a run holds it; a
     run taking the lock in that instant waits it out instead of being refused as if another

@@ -170,6 +170,20 @@ class LocalExecutor:
                                              initializer=_worker_init, initargs=(os.getpid(),))
         return self._pool
 
+    def _renew_if_a_worker_died(self) -> None:
+        """Before a batch of tasks, none in flight: a pool that is broken, or one of whose
+        processes is gone before the pool's own thread noticed, lost a worker while it held no
+        task of ours (a worker that dies in a task fails `imap` with _worker_died), so nothing
+        is lost and a new pool goes on. Submitting to the broken one failed the run as
+        "internal error: BrokenProcessPool" (a worker killed between two stages)."""
+        pool = self._pool
+        if pool is None:
+            return
+        if getattr(pool, "_broken", False) or any(
+                not p.is_alive() for p in list((getattr(pool, "_processes", None) or {}).values())):
+            pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
     def _submit(self, fn, *args):
         """pool.submit with SIGINT ignored meanwhile: a worker it starts inherits that (Python
         keeps a SIGINT ignored at start-up ignored), so a Ctrl-C during the worker's start-up,
@@ -188,6 +202,7 @@ class LocalExecutor:
             return
         # at most this many submitted at once: the pool cannot start more processes than that
         in_flight = min(self.workers, len(tasks))
+        self._renew_if_a_worker_died()
         queue = iter(enumerate(tasks))
         pending = {}
         try:

@@ -299,6 +299,50 @@ def test_commands_beside_a_run_starting_say_so_then_it_finishes(cli, corpus, tmp
     assert out.read_bytes() == ref.read_bytes() and dump(work) == ref_dump
 
 
+def _pool_workers(driver: int) -> list[int]:
+    """The pids of a driver's pool workers (its children running multiprocessing's spawn_main,
+    not its resource tracker)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        try:
+            stat = (d / "stat").read_text()
+            cmdline = (d / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == driver and b"spawn_main" in cmdline:
+            found.append(int(d.name))
+    return found
+
+
+def test_a_pool_worker_killed_between_tasks_changes_nothing_but_time(corpus, tmp_path):
+    """A pool worker SIGKILLed while it holds no task (here once the driver has recorded the
+    last shard of build: the run held there by SIGSTOP, one worker killed, the run let go): the
+    repeats stage's first submit went to the broken pool and the run failed with "internal
+    error: BrokenProcessPool", exit 1. Nothing was lost, so a new pool goes on and the run ends
+    with the reference output and rows."""
+    inp, ref, ref_dump, _ = corpus
+    out, work = tmp_path / "out.jsonl", tmp_path / "work"
+    last = f"build.shard:{len(ref_shards(Path(inp).parent / 'refwork'))}"
+    p = subprocess.Popen([sys.executable, "-m", "sadedup.cli", "run", "-q", "--input", str(inp), "--output", str(out),
+                          "--workdir", str(work), *ARGS, "--workers", "2"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "CI": "1", "SADEDUP_CRASH": last, "SADEDUP_CRASH_SIGNAL": "SIGSTOP"},
+                         start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not _stopped(p.pid):
+            time.sleep(0.02)
+        assert _stopped(p.pid)
+        workers = _pool_workers(p.pid)
+        assert len(workers) == 2, workers
+        os.kill(workers[0], signal.SIGKILL)
+    finally:
+        os.killpg(p.pid, signal.SIGCONT)
+        _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert out.read_bytes() == ref.read_bytes() and dump(work) == ref_dump
+
+
 def test_a_status_asking_the_lock_never_refuses_a_run_starting(tmp_path):
     """`status` takes the folder's lock shared for an instant to see whether a run holds it; a
     run taking the lock in that instant waits it out instead of being refused as if another

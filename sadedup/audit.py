@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, db, graph, reference
+from . import __version__, db, faults, graph, reference
 from . import lsh as mh
 from . import sweeps as sw
 from .errors import SadedupError
@@ -748,8 +748,12 @@ def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0,
             data = build_report(ws, scratch, seed, sample, thresholds, lengths, executor, workers)
     if out_path is not None:
         from .audit_html import render
+        from .outputs import output_lock
         from .workspace import replaced
 
-        with replaced(out_path, ".partial") as f:
+        # two reports (of two folders) to one file wrote one .partial at once: one failed with
+        # "No such file or directory: ....partial", and the file left could mix the two
+        with output_lock(out_path, "report"), replaced(out_path, ".partial") as f:
+            faults.point("report.write")
             f.write(render(data).encode("utf-8", "replace"))
     return data

@@ -12,10 +12,13 @@ A format field other than `shard` in the name is refused, as is `{shard}` in a f
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import string
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -191,3 +194,27 @@ def check_not_anothers(out: Output, root: Path) -> None:
     if recorded == out.absolute().spec:
         raise SadedupError(f"output {out.spec} is the output of work folder {owner}; write elsewhere, or give "
                            f"{owner} another --output first")
+
+
+@contextmanager
+def output_lock(out: Path, name: str = "output") -> Iterator[None]:
+    """One writer per output path, whichever work folder it comes from: the loser of two
+    exports (or reports, `name`) to one file is told, instead of both writing one temporary
+    file and renaming it over the other's."""
+    lock = out.with_name(f".{out.name}.sadedup-lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            raise SadedupError(f"{name} {out} is being written by another sadedup run"
+                               f"{f' (pid {other})' if other else ''}; wait for it or write elsewhere") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+    finally:
+        os.close(fd)

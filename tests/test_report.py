@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import struct
 import subprocess
@@ -378,3 +379,34 @@ def test_a_headless_browser_renders_the_page(work, tmp_path, chromium):
     width, height, raw = _png_pixels(shot)
     assert (width, height) == (1280, 1600)
     assert len(set(raw)) > 64 and len(zlib.compress(raw)) > 20000  # text and plots, not one colour
+
+
+def test_two_reports_to_one_file_one_is_refused_the_other_whole(work, tmp_path):
+    """Reports of two folders to one page wrote one `page.partial` at once: the first held
+    in its write (SIGSTOP at report.write) while the second wrote and renamed it, then the
+    first wrote on over the renamed page and failed with "No such file or directory:
+    ...partial", leaving the two mixed. Now the second is refused in one line naming the
+    first's pid, and the page is the first's, whole."""
+    _, w, _ = work
+    other = tmp_path / "w2"
+    shutil.copytree(w, other)
+    page, alone = tmp_path / "r.html", tmp_path / "alone.html"
+    cli(tmp_path, "report", w, "-o", alone, "--seed", "1")
+    first = subprocess.Popen([sys.executable, "-m", "sadedup.cli", "report", str(w), "-o", str(page), "--seed", "1"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                             env={**os.environ, "CI": "1", "SADEDUP_CRASH": "report.write",
+                                  "SADEDUP_CRASH_SIGNAL": "SIGSTOP"}, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and open(f"/proc/{first.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "T":
+            time.sleep(0.02)
+        second = cli(tmp_path, "report", other, "-o", page, "--seed", "2", check=False)
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
+        _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    assert second.returncode == 2 and second.stderr.strip().splitlines() == [
+        f"sadedup: error: report {page} is being written by another sadedup run (pid {first.pid}); wait for it or "
+        f"write elsewhere"], second.stderr
+    assert page.read_bytes() == alone.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alone.html", "r.html", "w2"]

@@ -13,14 +13,12 @@ task writes its piece to a part file next to the output, and the parts are joine
 """
 from __future__ import annotations
 
-import fcntl
 import functools
 import os
 import re
 import shutil
 import sqlite3
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +33,7 @@ from ..progress import bar, warn
 from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, jsonl_kept, jsonl_lines, parquet_batches,
                        parse_json_row, read_records)
 from ..locations import as_path, expand_glob, upload
-from ..outputs import Output, check_not_anothers, claimed, describe, mark_written, output_of
+from ..outputs import Output, check_not_anothers, claimed, describe, mark_written, output_lock, output_of
 from ..workspace import append_file, describe_input, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, check_outside, open_writer, row_of
 from .base import Context, Stage, driver_wrote
@@ -334,29 +332,6 @@ def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.
         raise SadedupError(f"documents come from {next(iter(left))}, which is not among the inputs; "
                            f"rerun with --restart")
     return pieces, sizes
-
-
-@contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """One writer per output path, whichever work folder it comes from: the loser of two
-    exports to one file is told, instead of both renaming their file over the other's."""
-    lock = out.with_name(f".{out.name}.sadedup-lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.pread(fd, 64, 0).decode(errors="replace").strip()
-            raise SadedupError(f"output {out} is being written by another sadedup run"
-                               f"{f' (pid {other})' if other else ''}; wait for it or write elsewhere") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        try:
-            yield
-        finally:
-            lock.unlink(missing_ok=True)
-    finally:
-        os.close(fd)
 
 
 def _join(parts: list[Path], out: Path) -> None:

@@ -24,3 +24,10 @@ def spans_by_doc(workdir: Path) -> dict[int, list[tuple]]:
                                 "FROM spans ORDER BY doc_id, tok_start"):
         out.setdefault(row[0], []).append(row[1:])
     return out
+
+
+def stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped (SIGSTOP: a run held at a SADEDUP_CRASH point by
+    SADEDUP_CRASH_SIGNAL=SIGSTOP)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] == "T"

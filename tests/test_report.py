@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import db_rows, read_jsonl
+from helpers import db_rows, read_jsonl, stopped
 from nearcopies import Writer, jaccard, planted_corpus, write_jsonl
 
 import sadedup
@@ -398,7 +398,7 @@ def test_two_reports_to_one_file_one_is_refused_the_other_whole(work, tmp_path):
                                   "SADEDUP_CRASH_SIGNAL": "SIGSTOP"}, start_new_session=True)
     try:
         deadline = time.time() + 120
-        while time.time() < deadline and open(f"/proc/{first.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "T":
+        while time.time() < deadline and not stopped(first.pid):
             time.sleep(0.02)
         second = cli(tmp_path, "report", other, "-o", page, "--seed", "2", check=False)
     finally:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import pytest
 from corpus import planted_corpus, write_jsonl
-from helpers import db_rows
+from helpers import db_rows, stopped
 
 from sadedup import pipeline
 
@@ -265,11 +265,6 @@ def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus,
     assert all(s == ("done", None) for s in states().values())
 
 
-def _stopped(pid: int) -> bool:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0] == "T"
-
-
 def test_commands_beside_a_run_starting_say_so_then_it_finishes(cli, corpus, tmp_path):
     """A run that has made and locked its folder but not yet its database (it checks inputs
     and references first): `status`, `sql`, `explain` and `report` beside it said "is not a
@@ -284,9 +279,9 @@ def test_commands_beside_a_run_starting_say_so_then_it_finishes(cli, corpus, tmp
                               "SADEDUP_CRASH_SIGNAL": "SIGSTOP"}, start_new_session=True)
     try:
         deadline = time.time() + 60
-        while time.time() < deadline and not _stopped(p.pid):
+        while time.time() < deadline and not stopped(p.pid):
             time.sleep(0.02)
-        assert _stopped(p.pid) and not (work / "sadedup.db").exists()
+        assert stopped(p.pid) and not (work / "sadedup.db").exists()
         for args in (["status"], ["sql", "SELECT 1"], ["explain", "1"], ["report", "-o", tmp_path / "r.html"]):
             got = cli(args[0], work, *args[1:], check=False)
             assert got.returncode == 2 and got.stderr.strip().splitlines() == [
@@ -330,9 +325,9 @@ def test_a_pool_worker_killed_between_tasks_changes_nothing_but_time(corpus, tmp
                          start_new_session=True)
     try:
         deadline = time.time() + 120
-        while time.time() < deadline and not _stopped(p.pid):
+        while time.time() < deadline and not stopped(p.pid):
             time.sleep(0.02)
-        assert _stopped(p.pid)
+        assert stopped(p.pid)
         workers = _pool_workers(p.pid)
         assert len(workers) == 2, workers
         os.kill(workers[0], signal.SIGKILL)

@@ -63,6 +63,23 @@ def test_lcp_capped_matches_naive(T, cap):
     assert native.lcp_capped(T, sa, cap).dtype == np.uint8
 
 
+@settings(max_examples=150, deadline=None)
+@given(block=st.lists(st.integers(0, 3), min_size=1, max_size=300), at=st.integers(0, 299), cap=st.integers(0, 255),
+       dt=st.sampled_from([np.uint8, np.uint16, np.uint32]))
+def test_lcp_capped_on_long_common_prefixes(block, at, cap, dt):
+    """Suffixes that agree for up to 300 tokens and then differ at any offset: the capped
+    LCP compares 16 bytes a step where it can (SSE2), then 8, then one, so the first
+    difference must be found in every lane of every step and at every cap (the test above
+    caps at 20, where the 16-byte steps are barely reached)."""
+    changed = list(block)
+    changed[at % len(block)] = 4  # a token the block does not hold: the copies differ there
+    T = np.array(block + changed + block, dtype=dt)
+    sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32)
+    want = [min(h, cap) for h in naive_lcp(T.tolist(), sa.tolist())]
+    assert native.lcp_capped(T, sa, cap).tolist() == want
+    assert native.lcp_capped(T, sa, cap + 256).tolist() == [min(h, cap + 256) for h in naive_lcp(T.tolist(), sa.tolist())]
+
+
 def test_lcp_capped_widths_and_windows_over_them():
     """Capped at up to 255 the LCP is uint8, above that uint16; the windows read every width
     and find the same windows as from the exact LCP."""

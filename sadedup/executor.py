@@ -14,7 +14,7 @@ import resource
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
@@ -378,6 +378,19 @@ class DaskExecutor:
         if abort and self._pending:
             self.client.cancel(self._pending)
         self.client.close()
+
+
+def in_order(results: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """(index, result) pairs that come in any order (executor.imap), given back in index
+    order, each as soon as every one before it has come: the driver can append a task's part
+    to a joined file while the workers still write the parts after it."""
+    waiting: dict[int, Any] = {}
+    nxt = 0
+    for i, result in results:
+        waiting[i] = result
+        while nxt in waiting:
+            yield nxt, waiting.pop(nxt)
+            nxt += 1
 
 
 def imap_reading(executor: Executor, tasks: Sequence[Callable[..., Any]], sizes: Sequence[int],

@@ -50,11 +50,12 @@ def digest(obj: Any) -> str:
 
 
 @contextmanager
-def replaced(path: Path, suffix: str = ".tmp") -> Iterator[BinaryIO]:
-    """A file to write `path` through: opened under a temporary name beside it and renamed
-    over it when the block ends, so `path` is never seen half written. On a failure the
-    temporary file goes, and a write error names it (a full disk: say which file)."""
-    tmp = path.with_name(path.name + suffix)
+def replaced(path: Path, suffix: str = ".tmp", folder: Path | None = None) -> Iterator[BinaryIO]:
+    """A file to write `path` through: opened under a temporary name beside it (or in
+    `folder`, on its file system) and renamed over it when the block ends, so `path` is never
+    seen half written. On a failure the temporary file goes, and a write error names it (a
+    full disk: say which file)."""
+    tmp = (path.parent if folder is None else folder) / (path.name + suffix)
     try:
         with open(tmp, "wb") as f:
             yield f

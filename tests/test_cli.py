@@ -5,6 +5,7 @@ import gzip
 import json
 import os
 import random
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -314,6 +315,45 @@ def test_export_in_pieces_equals_one_piece(cli, tmp_path, monkeypatch, pool):
                 n for n in ("pieces.jsonl", "pieces.jsonl.gz") if (tmp_path / n).exists())
     finally:
         executor.close()
+
+
+class InOrderWatched:
+    """Runs tasks in this process one after another, in order, planning for two workers;
+    before each task it notes the part files the tasks before it wrote that are still there."""
+    workers = 2
+
+    def __init__(self) -> None:
+        self.left: list[list[str]] = []
+
+    def imap(self, tasks):
+        from sadedup.executor import InlineExecutor
+
+        for i, task in enumerate(tasks):
+            self.left.append([t.parts[0] for t in tasks[:i] if Path(t.parts[0]).exists()])
+            yield from ((i, r) for _, r in InlineExecutor().imap([task]))
+
+    def close(self, abort: bool = False) -> None:
+        pass
+
+
+def test_export_appends_each_part_before_the_next_is_written(cli, tmp_path):
+    """Export's parts are appended to the output as soon as every part before them is in,
+    not joined after the last one: when a task starts, the parts before it are already in
+    the output (and removed), so the driver's copy overlaps the workers' parts and no whole
+    output is copied after the last task. The output is the one-piece output."""
+    from sadedup.stages.base import Context
+    from sadedup.stages.export import Export
+    from sadedup.workspace import Workspace
+
+    inp = awkward_inputs(tmp_path)
+    w = tmp_path / "w"
+    cli("run", "--input", inp, "--output", tmp_path / "one.jsonl", "--workdir", w, "--workers", "1", *SUBSTRING)
+    executor = InOrderWatched()
+    detail = Export(tmp_path / "pieces.jsonl", piece_bytes=3000).run(Context(Workspace(w), executor, force=True))
+    assert detail["pieces"] > 4 and len(executor.left) == detail["pieces"]
+    assert executor.left == [[] for _ in executor.left]
+    assert (tmp_path / "pieces.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert not (tmp_path / ".pieces.jsonl.sadedup-parts").exists()
 
 
 @pytest.mark.parametrize("stage", ["ingest", "export"])

@@ -8,8 +8,10 @@ The work is cut into pieces that run in parallel: a file, or for uncompressed JS
 of whole lines of at least PIECE_BYTES. The documents are numbered in input order, so a
 piece's documents are one range of doc_ids and its spans one range of the spans. The driver
 snapshots the decisions from the database into arrays (`<workdir>/export.partial/`); each
-task writes its piece to a part file next to the output, and the parts are joined in order
-(gzip members and zstd frames may follow one another). Parquet output is one task.
+task writes its piece to a part file next to the output, and the driver appends each part to
+the output, in order, as soon as the parts before it are in, while the workers write the
+parts after it (gzip members and zstd frames may follow one another). Parquet output is one
+task.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import numpy as np
 from .. import db, faults, formats
 from ..store import column_rows
 from ..errors import SadedupError
-from ..executor import imap_reading
+from ..executor import imap_reading, in_order
 from ..progress import bar, warn
 from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, jsonl_kept, jsonl_lines, parquet_batches,
                        parse_json_row, read_records)
@@ -334,13 +336,6 @@ def _plan(inputs: list[InputFile], ranges: dict[str, tuple[int, int]], rows: np.
     return pieces, sizes
 
 
-def _join(parts: list[Path], out: Path) -> None:
-    """The part files, one after another, into `out`."""
-    with replaced(out, ".partial") as w:
-        for p in parts:
-            append_file(w, p)
-
-
 class Export(Stage):
     name = "export"
 
@@ -451,11 +446,20 @@ class Export(Stage):
                          for i, p in enumerate(pieces)]
                 names = [out.spec]
             kept = changed = 0
-            with bar("export", sum(sizes), "bytes") as b:
-                for _, res in imap_reading(ctx.executor, tasks, sizes, b.advance):
+            joined = not out.sharded and len(tasks) > 1
+            with ExitStack() as stack:
+                b = stack.enter_context(bar("export", sum(sizes), "bytes"))
+                # pieces in parallel, joined in order: each part is appended (and removed) as
+                # soon as those before it are, while the workers still write the ones after it,
+                # instead of the whole output copied once the last part is written
+                w = stack.enter_context(replaced(out.local(), ".joined", staging)) if joined else None
+                for i, res in in_order(imap_reading(ctx.executor, tasks, sizes, b.advance)):
                     kept, changed = kept + res["rows"], changed + res["cut"]
-            if not out.sharded and len(tasks) > 1:
-                _join([Path(t.parts[0]) for t in tasks], out.local())
+                    if w is not None:
+                        part = Path(tasks[i].parts[0])
+                        append_file(w, part)
+                        part.unlink()
+            if joined:
                 driver_wrote(ctx, [out.local()])
             if out.remote and not out.sharded:
                 upload(Path(tasks[0].parts[0]), out.url())

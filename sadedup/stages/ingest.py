@@ -26,7 +26,7 @@ from .. import faults, formats
 from ..progress import bar
 from ..errors import note_path
 from ..locations import as_path
-from ..executor import imap_reading
+from ..executor import imap_reading, in_order
 from ..readers import (PIECE_BYTES, InputFile, Record, TextFieldSeen, expand_inputs, input_pieces, json_ext_id,
                        jsonl_documents, open_parquet, read_records)
 from ..workspace import append_file, file_bytes, save_npy
@@ -152,9 +152,8 @@ class Ingest(Stage):
         tasks = [IngestPiece(str(inp.path), inp.format, inp.compression, lines,
                              str(tmp / ("texts.bin" if one else f"texts_{i:05d}.part")), text_field, id_field, limit)
                  for i, (inp, lines, _) in enumerate(pieces)]
-        n_docs = pos = nxt = 0
+        n_docs = pos = 0
         offsets = [np.zeros(1, dtype=np.int64)]
-        done: dict[int, dict] = {}  # finished out of order, waiting for the pieces before them
         seen: dict[str, TextFieldSeen] = {}  # per file, over its pieces
         try:
             with ExitStack() as stack:
@@ -162,28 +161,26 @@ class Ingest(Stage):
                 texts = None if one else stack.enter_context(open(tmp / "texts.bin", "wb"))
                 b = stack.enter_context(bar("ingest", sum(p[2] for p in pieces), "bytes"))
                 rows_out.errors((src, None, why) for src, why in skipped)
-                for i, res in imap_reading(ctx.executor, tasks, [p[2] for p in pieces], b.advance):
-                    done[i] = res
-                    while nxt in done:  # the next piece in input order
-                        res, source, part = done.pop(nxt), pieces[nxt][0].name, Path(tasks[nxt].part)
-                        if texts is not None:
-                            append_file(texts, part)
-                            part.unlink()
-                        rows = part.with_name(part.name + ".rows")
-                        for docs, errors in _row_chunks(rows, res["chunks"]):
-                            rows_out.documents((n_docs + j, source, row, ext, nc, nb, "kept")
-                                               for j, (row, ext, nc, nb) in enumerate(docs))
-                            rows_out.errors((source, row, why) for row, why in errors)
-                            sizes = np.array([d[3] for d in docs], dtype=np.int64)
-                            offsets.append(pos + np.cumsum(sizes))
-                            n_docs += len(sizes)
-                            pos += int(sizes.sum())
-                        rows.unlink()
-                        seen.setdefault(source, TextFieldSeen(text_field)).update(res["text_field"])
-                        last = nxt + 1 == len(pieces) or pieces[nxt + 1][0].name != source
-                        if last and pieces[nxt][0].format != "txt":  # a .txt file is its text: no fields
-                            seen.pop(source).check(source)  # the file's last piece: a row had the field?
-                        nxt += 1
+                # the pieces in input order, each as soon as those before it are in
+                for nxt, res in in_order(imap_reading(ctx.executor, tasks, [p[2] for p in pieces], b.advance)):
+                    source, part = pieces[nxt][0].name, Path(tasks[nxt].part)
+                    if texts is not None:
+                        append_file(texts, part)
+                        part.unlink()
+                    rows = part.with_name(part.name + ".rows")
+                    for docs, errors in _row_chunks(rows, res["chunks"]):
+                        rows_out.documents((n_docs + j, source, row, ext, nc, nb, "kept")
+                                           for j, (row, ext, nc, nb) in enumerate(docs))
+                        rows_out.errors((source, row, why) for row, why in errors)
+                        sizes = np.array([d[3] for d in docs], dtype=np.int64)
+                        offsets.append(pos + np.cumsum(sizes))
+                        n_docs += len(sizes)
+                        pos += int(sizes.sum())
+                    rows.unlink()
+                    seen.setdefault(source, TextFieldSeen(text_field)).update(res["text_field"])
+                    last = nxt + 1 == len(pieces) or pieces[nxt + 1][0].name != source
+                    if last and pieces[nxt][0].format != "txt":  # a .txt file is its text: no fields
+                        seen.pop(source).check(source)  # the file's last piece: a row had the field?
         except OSError as e:  # the database's failures are not OSErrors: this is texts.bin
             raise note_path(e, tmp / "texts.bin")
         save_npy(tmp / "offsets.npy", np.concatenate(offsets))

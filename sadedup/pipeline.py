@@ -144,6 +144,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         _check_not_inside_what_restart_deletes(root)
     refs = reference.check(wf, root, output)  # a reference that is unfinished or made otherwise: refused before any write
     try:
+        if output is not None:  # after the references: one's own output is refused as that, by name
+            check_not_anothers(output_of(output), root)
         ws = Workspace(workdir, create=True)
         ws.lock()
         faults.point("workdir.locked")  # made and locked, its database not yet made
@@ -212,7 +214,6 @@ def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Wor
     out = output_of(output)
     if not out.remote:
         check_outside(out.first, workdir, shown=output)
-    check_not_anothers(out, Path(workdir))
     out.check(inputs, [*((str(f), "one of the inputs") for f in files), *claimed(wf, None)])
     if out.remote:
         return  # the check wrote a probe object there
@@ -246,6 +247,8 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
                 _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir, wf)
             check_budget(wf)
             refs = reference.check(wf, ws.root, output)
+            if output is not None:
+                check_not_anothers(output_of(output), ws.root)
             old = ws.read_state()
             _check_clean_eval(wf, ws.root, [d["path"] for d in (old or {}).get("inputs") or []],
                               output if output is not None else ws.output)

@@ -8,6 +8,23 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 
+def _same_tree_for_children() -> None:
+    """Every `python -m sadedup.cli` a test starts (and the pool workers it spawns) imports
+    the sadedup this test process imported: from a temporary folder, a child would otherwise
+    find whichever checkout is installed, and a second checkout's tests would test the first
+    one's code. Only when the package and its native core sit in one folder (built in place),
+    so the child finds both there."""
+    import sadedup
+    import sadedup._native
+
+    pkg = Path(sadedup.__file__).resolve().parent
+    if Path(sadedup._native.__file__).resolve().parent == pkg:
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(pkg.parent), os.environ.get("PYTHONPATH")) if p)
+
+
+_same_tree_for_children()
+
+
 @pytest.fixture
 def cli(tmp_path):
     """Runs the real `sadedup` command; returns the CompletedProcess."""

@@ -225,18 +225,48 @@ static int64_t shingles(uint64_t *t, int64_t m, int ngram, uint64_t seed) {
     return ns;
 }
 
+/* Each signature value is min over the shingles of a cheap 32-bit permutation of the hash:
+ * x = (h ^ s) * a, x ^= x >> 15, with a = s * 0x9E3779B9 | 1 odd, so x -> (x ^ s) * a is a
+ * bijection. Four permutations share one pass over h: one load feeds four independent
+ * multiply chains (the vector units are busy four times as long per load), and the four
+ * minima are the same as four separate passes' (min is taken per permutation). */
+#define MH_STEP(k)                        \
+    do {                                  \
+        uint32_t x = (v ^ s##k) * a##k;   \
+        x ^= x >> 15;                     \
+        m##k = x < m##k ? x : m##k;       \
+    } while (0)
+
 SD_CLONES
 static void minhash_min(const uint32_t *h, int64_t ns, const uint32_t *seeds, int P, uint32_t *sig) {
-    for (int p = 0; p < P; p++) {
-        uint32_t s = seeds[p], a = (seeds[p] * 0x9E3779B9U) | 1U, m = UINT32_MAX;
+    int p = 0;
+    for (; p + 4 <= P; p += 4) {
+        uint32_t s0 = seeds[p], s1 = seeds[p + 1], s2 = seeds[p + 2], s3 = seeds[p + 3];
+        uint32_t a0 = (s0 * 0x9E3779B9U) | 1U, a1 = (s1 * 0x9E3779B9U) | 1U, a2 = (s2 * 0x9E3779B9U) | 1U,
+                 a3 = (s3 * 0x9E3779B9U) | 1U;
+        uint32_t m0 = UINT32_MAX, m1 = UINT32_MAX, m2 = UINT32_MAX, m3 = UINT32_MAX;
         for (int64_t i = 0; i < ns; i++) {
-            uint32_t x = (h[i] ^ s) * a;
-            x ^= x >> 15;
-            m = x < m ? x : m;
+            uint32_t v = h[i];
+            MH_STEP(0);
+            MH_STEP(1);
+            MH_STEP(2);
+            MH_STEP(3);
         }
-        sig[p] = m;
+        sig[p] = m0;
+        sig[p + 1] = m1;
+        sig[p + 2] = m2;
+        sig[p + 3] = m3;
+    }
+    for (; p < P; p++) { /* the last P % 4 */
+        uint32_t s0 = seeds[p], a0 = (s0 * 0x9E3779B9U) | 1U, m0 = UINT32_MAX;
+        for (int64_t i = 0; i < ns; i++) {
+            uint32_t v = h[i];
+            MH_STEP(0);
+        }
+        sig[p] = m0;
     }
 }
+#undef MH_STEP
 
 static int64_t max_len(const sd_docs *D) {
     int64_t mx = 0;

@@ -398,6 +398,33 @@ def test_exact_jaccard_matches_python_sets(word_lists, n):
     assert got == pytest.approx([jaccard(sets[i], sets[j], n) for i, j in zip(pi, pj)])
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="ab cdé東", max_size=80), min_size=1, max_size=5), st.integers(1, 3),
+       st.sampled_from([1, 2, 3, 4, 5, 7, 9, 112]), st.integers(0, 2**32 - 1))
+def test_signatures_are_the_minima_of_each_permutation_over_the_shingle_set(docs, n, num_perm, seed):
+    """The kernel takes several permutations per pass over a document's shingles (and the
+    rest one at a time); each value must be the plain minimum, over the document's distinct
+    shingles, of its own permutation (x = (h ^ s) * (s * 0x9E3779B9 | 1), x ^= x >> 15)."""
+    cfg = MinhashConfig(ngram=n)
+    enc = [d.encode() for d in docs]
+    offs = np.concatenate([[0], np.cumsum([len(e) for e in enc])]).astype(np.int64)
+    texts = np.frombuffer(b"".join(enc), dtype=np.uint8)
+    p = mh.Params.of(cfg)
+    prepared = prepare(texts, offs, np.arange(len(docs)), True)
+    perm = np.random.default_rng(seed).integers(0, 2**32, num_perm, dtype=np.uint64).astype(np.uint32)
+    sig, nsh = native.minhash(*prepared.args, p.lower, p.mode, p.ngram, p.shingle_seed, perm)
+    H, start, cnt = native.shingle_sets(*prepared.args, p.lower, p.mode, p.ngram, p.shingle_seed, np.maximum(nsh, 0))
+    mult = (perm.astype(np.uint64) * np.uint64(0x9E3779B9) & np.uint64(0xFFFFFFFF)) | np.uint64(1)
+    for d in range(len(docs)):
+        hs = H[start[d]:start[d] + cnt[d]] >> np.uint64(32)
+        if not len(hs):
+            assert (sig[d] == np.uint32(0xFFFFFFFF)).all()
+            continue
+        x = ((hs[:, None] ^ perm.astype(np.uint64)[None, :]) * mult[None, :]) & np.uint64(0xFFFFFFFF)
+        x ^= x >> np.uint64(15)
+        assert (x.min(axis=0).astype(np.uint32) == sig[d]).all(), (d, num_perm)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 5), max_size=60), st.integers(2, 6))
 def test_bucket_pairs_against_brute_force(hashes, cap):

@@ -1,7 +1,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -31,3 +38,22 @@ def stopped(pid: int) -> bool:
     SADEDUP_CRASH_SIGNAL=SIGSTOP)."""
     with open(f"/proc/{pid}/stat") as f:
         return f.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+@contextmanager
+def held_at(args: list, point: str, cwd: Path | None = None, wait: float = 120) -> Iterator[subprocess.Popen]:
+    """A `sadedup ARGS` command held (SIGSTOP) at fault point `point` while the block runs, then
+    let go; the block gets its Popen (stderr piped), and after the block `.communicate()` has
+    been called, so its returncode and `.err` (stderr) are there to check."""
+    p = subprocess.Popen([sys.executable, "-m", "sadedup.cli", *map(str, args)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, cwd=cwd,
+                         env={**os.environ, "CI": "1", "SADEDUP_CRASH": point, "SADEDUP_CRASH_SIGNAL": "SIGSTOP"},
+                         start_new_session=True)
+    try:
+        deadline = time.time() + wait
+        while time.time() < deadline and not stopped(p.pid):
+            time.sleep(0.02)
+        yield p
+    finally:
+        os.killpg(p.pid, signal.SIGCONT)
+        _, p.err = p.communicate(timeout=300)

@@ -378,17 +378,20 @@ def test_shingles_follow_the_normalized_words():
     assert not (sig2[0] == sig2[1]).all()
 
 
+def _prepared(docs: list[str], n: int):
+    """The documents as the stage hands them to the kernels, and the word n-gram parameters."""
+    enc = [d.encode() for d in docs]
+    offs = np.concatenate([[0], np.cumsum([len(e) for e in enc])]).astype(np.int64)
+    texts = np.frombuffer(b"".join(enc), dtype=np.uint8)
+    return prepare(texts, offs, np.arange(len(docs)), True), mh.Params.of(MinhashConfig(ngram=n))
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "Ab", "é", "e\u0301", "東"]), max_size=30),
                 min_size=2, max_size=6), st.integers(1, 4))
 def test_exact_jaccard_matches_python_sets(word_lists, n):
     docs = [" ".join(ws) for ws in word_lists]
-    cfg = MinhashConfig(ngram=n)
-    enc = [d.encode() for d in docs]
-    offs = np.concatenate([[0], np.cumsum([len(e) for e in enc])]).astype(np.int64)
-    texts = np.frombuffer(b"".join(enc), dtype=np.uint8)
-    p = mh.Params.of(cfg)
-    prepared = prepare(texts, offs, np.arange(len(docs)), True)
+    prepared, p = _prepared(docs, n)
     _, nsh = mh.signatures(prepared, p)
     H, start, cnt = native.shingle_sets(*prepared.args, p.lower, p.mode, p.ngram, p.shingle_seed, nsh)
     sets = [shingles(d, n) for d in docs]
@@ -405,12 +408,7 @@ def test_signatures_are_the_minima_of_each_permutation_over_the_shingle_set(docs
     """The kernel takes several permutations per pass over a document's shingles (and the
     rest one at a time); each value must be the plain minimum, over the document's distinct
     shingles, of its own permutation (x = (h ^ s) * (s * 0x9E3779B9 | 1), x ^= x >> 15)."""
-    cfg = MinhashConfig(ngram=n)
-    enc = [d.encode() for d in docs]
-    offs = np.concatenate([[0], np.cumsum([len(e) for e in enc])]).astype(np.int64)
-    texts = np.frombuffer(b"".join(enc), dtype=np.uint8)
-    p = mh.Params.of(cfg)
-    prepared = prepare(texts, offs, np.arange(len(docs)), True)
+    prepared, p = _prepared(docs, n)
     perm = np.random.default_rng(seed).integers(0, 2**32, num_perm, dtype=np.uint64).astype(np.uint32)
     sig, nsh = native.minhash(*prepared.args, p.lower, p.mode, p.ngram, p.shingle_seed, perm)
     H, start, cnt = native.shingle_sets(*prepared.args, p.lower, p.mode, p.ngram, p.shingle_seed, np.maximum(nsh, 0))

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import sqlite3
 import struct
 import subprocess
@@ -17,7 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import db_rows, read_jsonl, stopped
+from helpers import db_rows, held_at, read_jsonl
 from nearcopies import Writer, jaccard, planted_corpus, write_jsonl
 
 import sadedup
@@ -392,19 +391,9 @@ def test_two_reports_to_one_file_one_is_refused_the_other_whole(work, tmp_path):
     shutil.copytree(w, other)
     page, alone = tmp_path / "r.html", tmp_path / "alone.html"
     cli(tmp_path, "report", w, "-o", alone, "--seed", "1")
-    first = subprocess.Popen([sys.executable, "-m", "sadedup.cli", "report", str(w), "-o", str(page), "--seed", "1"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                             env={**os.environ, "CI": "1", "SADEDUP_CRASH": "report.write",
-                                  "SADEDUP_CRASH_SIGNAL": "SIGSTOP"}, start_new_session=True)
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and not stopped(first.pid):
-            time.sleep(0.02)
+    with held_at(["report", w, "-o", page, "--seed", "1"], "report.write", cwd=tmp_path) as first:
         second = cli(tmp_path, "report", other, "-o", page, "--seed", "2", check=False)
-    finally:
-        os.killpg(first.pid, signal.SIGCONT)
-        _, err = first.communicate(timeout=300)
-    assert first.returncode == 0, err
+    assert first.returncode == 0, first.err
     assert second.returncode == 2 and second.stderr.strip().splitlines() == [
         f"sadedup: error: report {page} is being written by another sadedup run (pid {first.pid}); wait for it or "
         f"write elsewhere"], second.stderr

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import pytest
 from corpus import planted_corpus, write_jsonl
-from helpers import db_rows, stopped
+from helpers import db_rows, held_at, stopped
 
 from sadedup import pipeline
 
@@ -273,24 +273,14 @@ def test_commands_beside_a_run_starting_say_so_then_it_finishes(cli, corpus, tmp
     run ends with the reference output."""
     inp, ref, ref_dump, _ = corpus
     out, work = tmp_path / "out.jsonl", tmp_path / "work"
-    p = subprocess.Popen([sys.executable, "-m", "sadedup.cli", "run", "-q", "--input", str(inp), "--output", str(out),
-                          "--workdir", str(work), *ARGS], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "CI": "1", "SADEDUP_CRASH": "workdir.locked",
-                              "SADEDUP_CRASH_SIGNAL": "SIGSTOP"}, start_new_session=True)
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline and not stopped(p.pid):
-            time.sleep(0.02)
+    with held_at(["run", "-q", "--input", inp, "--output", out, "--workdir", work, *ARGS], "workdir.locked") as p:
         assert stopped(p.pid) and not (work / "sadedup.db").exists()
         for args in (["status"], ["sql", "SELECT 1"], ["explain", "1"], ["report", "-o", tmp_path / "r.html"]):
             got = cli(args[0], work, *args[1:], check=False)
             assert got.returncode == 2 and got.stderr.strip().splitlines() == [
                 f"sadedup: error: work folder {work} is being started by a sadedup run (pid {p.pid}): nothing is "
                 f"recorded there yet; ask again in a moment"], (args, got.stderr)
-    finally:
-        os.killpg(p.pid, signal.SIGCONT)
-        _, err = p.communicate(timeout=300)
-    assert p.returncode == 0, err
+    assert p.returncode == 0, p.err
     assert out.read_bytes() == ref.read_bytes() and dump(work) == ref_dump
 
 

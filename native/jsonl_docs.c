@@ -262,15 +262,22 @@ static int one_row(const uint8_t *a, const uint8_t *e, const uint8_t *tf, int64_
         if (p >= e || *p != ':') return 0;
         p = skip_ws(p + 1, e);
         const uint8_t *v = p;
-        p = value(p, e, 1);
-        if (!p) return 0;
         if (klen == tflen && memcmp(k, tf, (size_t)tflen) == 0) {
             if (text || *v != '"') return 0;
+            /* decoded into `out` as it is checked: one pass over the text, not a check and then
+             * a copy (a row refused later leaves only bytes past the caller's end in `out`) */
+            p = string(v + 1, e, out, &doc->nbytes, &doc->nchars, NULL);
+            if (!p) return 0;
             text = v;
-        } else if (klen == idflen && memcmp(k, idf, (size_t)idflen) == 0) {
+            goto next;
+        }
+        p = value(p, e, 1);
+        if (!p) return 0;
+        if (klen == idflen && memcmp(k, idf, (size_t)idflen) == 0) {
             if (id) return 0;
             id = v;
         }
+    next:
         p = skip_ws(p, e);
         if (p >= e) return 0;
         if (*p == '}') break;
@@ -297,7 +304,6 @@ static int one_row(const uint8_t *a, const uint8_t *e, const uint8_t *tf, int64_
             doc->id_value = v;
         } else return 0; /* an object or an array */
     }
-    string(text + 1, e, out, &doc->nbytes, &doc->nchars, NULL);
     return doc->nbytes <= limit;
 }
 

@@ -202,14 +202,26 @@ def output_lock(out: Path, name: str = "output") -> Iterator[None]:
     exports (or reports, `name`) to one file is told, instead of both writing one temporary
     file and renaming it over the other's."""
     lock = out.with_name(f".{out.name}.sadedup-lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             other = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            os.close(fd)
             raise SadedupError(f"{name} {out} is being written by another sadedup run"
                                f"{f' (pid {other})' if other else ''}; wait for it or write elsewhere") from None
+        # the holder unlinks the file as it lets go: a lock won on a file opened before that is
+        # a lock on a name no one else sees (a third writer makes a new file and locks it too),
+        # so it counts only while the name is still this file
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         try:

@@ -35,3 +35,35 @@ def test_encode_is_json_dumps(tmp_path_factory, text, extra, marked):
         row["meta"] = _MARK
     assert w._encode(row) == json.dumps(finite(row), ensure_ascii=False, allow_nan=False).encode("utf-8")
     w.abort()
+
+
+def test_an_output_lock_won_on_the_file_its_holder_unlinked_is_taken_again(tmp_path, monkeypatch):
+    """The holder of an output's lock unlinks the lock file as it lets go. A second writer that
+    opened that file just before, and wins the lock once it is let go, holds a lock on a name
+    no one sees: a third writer then made a new file, locked it too, and two wrote one output.
+    The second must lock the file the name is now, so the third is refused."""
+    import pytest
+
+    from sadedup import outputs
+    from sadedup.errors import SadedupError
+
+    out = tmp_path / "out.jsonl"
+    first = outputs.output_lock(out)
+    first.__enter__()
+    real = outputs.fcntl.flock
+    opened: list[int] = []
+
+    def flock(fd, op):
+        if not opened:  # the second writer has opened the lock file: the first lets go now
+            opened.append(fd)
+            first.__exit__(None, None, None)
+        return real(fd, op)
+
+    monkeypatch.setattr(outputs.fcntl, "flock", flock)
+    with outputs.output_lock(out):
+        monkeypatch.setattr(outputs.fcntl, "flock", real)
+        assert opened
+        with pytest.raises(SadedupError, match="is being written by another sadedup run"):
+            with outputs.output_lock(out):
+                pass
+    assert not out.with_name(f".{out.name}.sadedup-lock").exists()

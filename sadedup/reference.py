@@ -451,7 +451,8 @@ def _path_back(root: Path, here: Path) -> list[Path] | None:
 def _open_one(ref_id: int, path: str, wf: "Workflow", here: Path | None) -> Reference:
     root = Path(path)
     if is_url(path) or not root.is_dir():
-        raise SadedupError(f"reference {path}: no such folder (a reference is a finished sadedup work folder)")
+        what = "a file, not a folder" if not is_url(path) and root.exists() else "no such folder"
+        raise SadedupError(f"reference {path}: {what} (a reference is a finished sadedup work folder)")
     # read under a shared lock: a run writing the reference (a --restart empties it) is said,
     # not read halfway (a status then said "no such table" or "not a sadedup work folder")
     probe = _read_lock(root, path)

@@ -272,6 +272,8 @@ def test_refused_in_one_line(cli, tmp_path):
     assert "lines stage" in refused("--reference", str(ref), "--set", "stages=exact,lines,substring")
     assert "not a sadedup work folder" in refused("--reference", str(tmp_path))
     assert "no such folder" in refused("--reference", str(tmp_path / "nowhere"))
+    (tmp_path / "a-file").write_text("")
+    assert "a-file: a file, not a folder" in refused("--reference", str(tmp_path / "a-file"))  # not "no such folder"
     assert "did not run the minhash stage" in refused("--reference", str(exact_only))
     assert "given twice" in refused("--reference", str(ref), "--reference", str(ref))
     # a reference database that is damaged or of another schema version: one line (it was an

@@ -222,7 +222,9 @@ def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus,
         return {s["stage"]: (s["state"], s["why"]) for s in got}
 
     def asked_while_held(proc: subprocess.Popen, ask: Callable[[], Any]) -> Any:
-        """ask() once `proc` holds the folder's lock (and still does after the answer)."""
+        """ask() while `proc` holds the folder's lock (and still does after the answer), until
+        it answers something: a run holds the lock between its stages too, and from before it
+        marks its first one (asked then, no stage is running: seen once in a loaded suite)."""
         try:
             for _ in range(600):
                 fd = os.open(work / ".lock", os.O_RDONLY)
@@ -231,7 +233,7 @@ def test_status_of_a_stage_running_now_says_running_not_interrupted(cli, corpus,
                     fcntl.flock(fd, fcntl.LOCK_UN)
                 except BlockingIOError:
                     got = ask()
-                    if proc.poll() is None:
+                    if got and proc.poll() is None:
                         return got
                 finally:
                     os.close(fd)

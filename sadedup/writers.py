@@ -179,6 +179,7 @@ class Writer:
     def __init__(self, path: Path, text_field: str) -> None:
         self.path = Path(path)
         self.tmp = self.path.with_name(self.path.name + ".partial")
+        self.shown: str | Path = self.path  # the name errors give: the user's output, not a staged file
         self.text_field = text_field
         self.rows = 0
 
@@ -427,7 +428,7 @@ class ParquetWriter(Writer):
             return
         if texts:
             batch = _with_texts(batch, self.text_field, texts)
-        self._pend(_conform(batch, self.schema, self.path))
+        self._pend(_conform(batch, self.schema, self.shown))
         self.rows += batch.num_rows
 
     def _table_of_rows(self) -> None:
@@ -436,14 +437,14 @@ class ParquetWriter(Writer):
         if not self.buf:
             return
         if self.schema is None:
-            rs = RowSchema(self.path)
+            rs = RowSchema(self.shown)
             for j, row in enumerate(self.buf):
                 rs.add(row, "the rows written", j + 1)
             self.schema = rs.result()
         try:
             table = pa.Table.from_pylist(self.buf, schema=self.schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
-            raise SadedupError(f"output {self.path}: rows do not fit one Parquet schema ({e})") from None
+            raise SadedupError(f"output {self.shown}: rows do not fit one Parquet schema ({e})") from None
         self.buf = []
         self._pend(table)
 
@@ -557,11 +558,14 @@ class ParquetLayout:
 
 
 def open_writer(path: Path, text_field: str, parquet_schema: pa.Schema | None = None,
-                layout: ParquetLayout | None = None) -> Writer:
-    """A writer for the output path's format, named by its suffix."""
+                layout: ParquetLayout | None = None, shown: str | Path | None = None) -> Writer:
+    """A writer for the output path's format, named by its suffix; its errors name `shown`
+    (the output the file is staged for) when given."""
     check_output(path)
     fmt, compression = formats.output_kind(path)
     w = fmt.open_writer(Path(path), text_field, compression, parquet_schema)
     if layout is not None and isinstance(w, ParquetWriter):
         w.layout = layout
+    if shown is not None:
+        w.shown = shown
     return w

@@ -666,12 +666,14 @@ def test_full_disk_then_rerun_resumes(full_disk_corpus, tmp_path, limit, where):
         assert msg == (f"sadedup: error: file too large while writing {work}/ingest.partial/texts.bin: raise the file "
                        f"size limit (ulimit -f) or free space, and {resume}")
     elif where == "output":
-        assert msg == (f"sadedup: error: file too large while writing {out}.partial: raise the file size limit "
-                       f"(ulimit -f) or free space, and {resume}")
+        # the output is written in a staging folder beside it and renamed in when whole
+        assert msg == (f"sadedup: error: file too large while writing {tmp_path}/.out.jsonl.sadedup-parts/"
+                       f"out.jsonl.partial: raise the file size limit (ulimit -f) or free space, and {resume}")
     else:
         assert msg.startswith("sadedup: error: disk I/O error (SQLITE_IOERR")
         assert msg.endswith(f") while writing {work}/sadedup.db: check that the disk has room and works, and {resume}")
     assert not out.exists() and not Path(f"{out}.partial").exists()
+    assert not (tmp_path / ".out.jsonl.sadedup-parts").exists()
     done = "SELECT stage, shard, finished_at FROM stages WHERE status = 'done'"
     records = {(r[0], r[1]): r[2] for r in db_rows(work, done)}
     before = {s: f for (s, k), f in records.items() if k == -1}

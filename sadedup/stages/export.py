@@ -19,6 +19,7 @@ import functools
 import os
 import re
 import shutil
+import signal
 import sqlite3
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -61,12 +62,14 @@ ROWS_BLOCK = 1 << 16  # decisions are read this many rows at a time: a piece may
 
 def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_field: str, id_field: str,
                 schema_from: pa.Schema | None = None, on_read=lambda n: None, rows_per_part: int = 0,
-                uploads: list[str] | None = None, layout: ParquetLayout | None = None) -> dict[str, int]:
+                uploads: list[str] | None = None, layout: ParquetLayout | None = None,
+                shown: list[str] | None = None) -> dict[str, int]:
     """Task: the kept documents of `pieces`, in order and cut, written to `parts[0]`, or with
     `rows_per_part` to parts[0], parts[1], ... of that many rows each. A piece is (path,
     format, compression, lines or None, first doc index, end doc index): `lines` is (start,
     end, rows before start) of an uncompressed JSONL file. With `uploads`, each finished part
-    is uploaded to the URL beside it and its local file removed.
+    is uploaded to the URL beside it and its local file removed. Errors name `shown[i]` for
+    parts[i] (the output a staged part is written for) when given.
 
     Parquet output is in one schema: `schema_from`, the Parquet inputs' schemas unified
     (formats.output_schema; found here when None), and, for rows read as JSON or text, every
@@ -163,12 +166,12 @@ def export_part(pieces: list[tuple], decisions: str, parts: list[str], text_fiel
             [InputFile(as_path(p[0]), p[1], p[2]) for p in pieces], text_field)
         others = [p for p in pieces if p[1] != "parquet"]
         if others:  # every field of every row read as JSON or text: a pass over them first
-            rs = RowSchema(parts[0], schema)
+            rs = RowSchema((shown or parts)[0], schema)
             for p in others:
                 for rec, _ in rows_of(p, lambda n: None):
                     rs.add(row_of(rec, text_field), rec.source, rec.row)
             schema = rs.result()
-    out = _Parts(parts, rows_per_part, text_field, schema, uploads, layout)
+    out = _Parts(parts, rows_per_part, text_field, schema, uploads, layout, shown or parts)
     kept = changed = 0
     try:
         for piece in pieces:
@@ -198,11 +201,11 @@ class _Parts:
     in `uploads`, when given, and its local file removed."""
 
     def __init__(self, parts: list[str], rows_per_part: int, text_field: str, schema: pa.Schema | None,
-                 uploads: list[str] | None, layout: ParquetLayout | None) -> None:
-        self.parts, self.limit, self.uploads = parts, rows_per_part, uploads
-        self.open_one = lambda path: open_writer(Path(path), text_field, schema, layout)
+                 uploads: list[str] | None, layout: ParquetLayout | None, shown: list[str]) -> None:
+        self.parts, self.limit, self.uploads, self.shown = parts, rows_per_part, uploads, shown
+        self.open_one = lambda i: open_writer(Path(parts[i]), text_field, schema, layout, shown[i])
         self.at, self.rows = 0, 0
-        self.w = self.open_one(parts[0])
+        self.w = self.open_one(0)
         self.opened = 1
         self.wrote = 0  # bytes of the finished parts (executor.tally)
 
@@ -217,9 +220,9 @@ class _Parts:
         self._finish()
         self.at += 1
         if self.at >= len(self.parts):
-            raise SadedupError(f"output {self.parts[0]}: more rows than the parts planned for them; "
+            raise SadedupError(f"output {self.shown[0]}: more rows than the parts planned for them; "
                                f"rerun with --restart")
-        self.w, self.rows = self.open_one(self.parts[self.at]), 0
+        self.w, self.rows = self.open_one(self.at), 0
         self.opened += 1
 
     def _finish(self) -> None:
@@ -256,7 +259,7 @@ class _Parts:
         self._finish()
         while self.at + 1 < len(self.parts):  # parts that got no row: written empty
             self.at += 1
-            self.w, self.rows = self.open_one(self.parts[self.at]), 0
+            self.w, self.rows = self.open_one(self.at), 0
             self.opened += 1
             self._finish()
 
@@ -276,10 +279,11 @@ class ExportPart:
     rows_per_part: int = 0
     uploads: list | None = None
     layout: ParquetLayout | None = None
+    shown: list | None = None
 
     def __call__(self, on_read=lambda n: None) -> dict[str, int]:
         return export_part(self.pieces, self.decisions, self.parts, self.text_field, self.id_field, self.schema_from,
-                           on_read, self.rows_per_part, self.uploads, self.layout)
+                           on_read, self.rows_per_part, self.uploads, self.layout, self.shown)
 
 
 def _columns_to_files(con: sqlite3.Connection, table: str, columns: list[str], order: str, folder: Path,
@@ -439,10 +443,10 @@ class Export(Stage):
                                                      wf.run.output_rows, staging)
             elif parquet or len(pieces) == 1 or out.remote:  # one file, written by one task
                 name = str(staging / out.local().name) if not out.remote else str(staging / out.url().name)
-                tasks = [task(pieces, parts=[name] if out.remote else [str(out.local())])]
+                tasks = [task(pieces, parts=[name], shown=[out.spec])]
                 sizes, names = [sum(sizes)], [out.spec]
             else:  # pieces in parallel, joined in order
-                tasks = [task([p], parts=[str(staging / f"part_{i:05d}.{out.local().name}")])
+                tasks = [task([p], parts=[str(staging / f"part_{i:05d}.{out.local().name}")], shown=[out.spec])
                          for i, p in enumerate(pieces)]
                 names = [out.spec]
             kept = changed = 0
@@ -459,10 +463,13 @@ class Export(Stage):
                         part = Path(tasks[i].parts[0])
                         append_file(w, part)
                         part.unlink()
-            if joined:
-                driver_wrote(ctx, [out.local()])
             if out.remote and not out.sharded:
                 upload(Path(tasks[0].parts[0]), out.url())
+            elif not out.remote and not joined:
+                _move_in([Path(p) for t in tasks for p in t.parts], [out.local(i) for i in range(len(names))],
+                         before, names)
+            if joined:
+                driver_wrote(ctx, [out.local()])
         finally:
             for folder in (decisions, staging):
                 shutil.rmtree(folder, ignore_errors=True)
@@ -494,12 +501,26 @@ def _sharded_tasks(task, out: Output, inputs: list[InputFile], ranges: dict[str,
         first = len(names)
         these = [out.part(first + k) for k in range(n_parts)]
         names += these
-        local = [str(staging / f"{first + k:06d}.{as_path(n).name}") for k, n in enumerate(these)] \
-            if out.remote else these
+        local = [str(staging / f"{first + k:06d}.{as_path(n).name}") for k, n in enumerate(these)]
         tasks.append(task([pieces[i] for i in mine], parts=local, rows_per_part=rows_per_part,
-                          uploads=these if out.remote else None))
+                          uploads=these if out.remote else None, shown=these))
         task_sizes.append(sum(sizes[i] for i in mine))
     return tasks, task_sizes, names
+
+
+def _move_in(written: list[Path], final: list[Path], before: list[str], names: list[str]) -> None:
+    """The parts, written in the staging folder, renamed over the former ones (and the former
+    ones this export has no part for removed) only once every one is written: an export killed
+    midway leaves the former output whole, never new parts beside old ones. Signals wait until
+    the renames are done (a Ctrl-C here would leave that mixture too); they are one directory's
+    renames, a few milliseconds."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    try:
+        for src, dst in zip(written, final, strict=True):
+            os.replace(src, dst)
+        _remove_stale(before, names)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _remove_stale(before: list[str], now: list[str]) -> None:

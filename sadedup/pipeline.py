@@ -365,7 +365,7 @@ def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = No
         elif row.status == "running":
             ran_by = json.loads(row.detail or "{}").get("pid")  # None: marked by an older sadedup
             state, why = ("running", f"running now (sadedup{live} holds the folder)") \
-                if live is not None and (ran_by is None or live == f" (pid {ran_by})") else ("interrupted", "interrupted")
+                if live is not None and (ran_by is None or live.pid == ran_by) else ("interrupted", "interrupted")
         else:
             waiting = [u for u in graph.upstream(n.name, wf) if not current[u]]
             try:

@@ -257,16 +257,27 @@ def files_checksum(paths: list[Path]) -> tuple[int, str]:
 LOCK_TRIES = 20
 
 
-def flock_or_holder(fd: int, mode: int) -> str | None:
-    """Takes the lock `mode` on a .lock file's fd without waiting: None when taken, else
-    " (pid N)" of the run holding it (or ""), with the fd closed."""
+@dataclasses.dataclass(frozen=True)
+class Holder:
+    """The process holding a folder's lock: its pid as it wrote it in the lock file (None:
+    not written yet, or not a number). Shown as " (pid N)", or "" without one, after the
+    words "sadedup run" in a refusal."""
+    pid: int | None
+
+    def __str__(self) -> str:
+        return "" if self.pid is None else f" (pid {self.pid})"
+
+
+def flock_or_holder(fd: int, mode: int) -> Holder | None:
+    """Takes the lock `mode` on a .lock file's fd without waiting: None when taken, else the
+    Holder of the lock, with the fd closed."""
     try:
         fcntl.flock(fd, mode | fcntl.LOCK_NB)
         return None
     except BlockingIOError:
         other = os.pread(fd, 64, 0).decode(errors="replace").strip()
         os.close(fd)
-        return f" (pid {other})" if other else ""
+        return Holder(int(other) if other.isdigit() else None)
 
 
 def file_bytes(paths) -> int:
@@ -311,8 +322,8 @@ def owned_names() -> set[str]:
     return {*own, *(f for n in graph.NODES for f in n.folders)}
 
 
-def lock_holder(root: Path) -> str | None:
-    """" (pid N)" (or "") of a process holding the folder's lock now, None when none does;
+def lock_holder(root: Path) -> Holder | None:
+    """The Holder of the folder's lock now, None when no process holds it;
     asked with a shared lock, taken and let go at once, so it never holds a run up."""
     try:
         fd = os.open(root / ".lock", os.O_RDONLY)
@@ -398,8 +409,8 @@ class Workspace:
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd
 
-    def writer(self) -> str | None:
-        """" (pid N)" (or "") of another process holding this folder's lock now, None when none
+    def writer(self) -> Holder | None:
+        """The Holder of this folder's lock when another process holds it now, None when none
         does: `status` tells a stage a live run is running from one a dead run left `running`.
         Asked with a shared lock, taken and let go at once, so it never holds a run up."""
         if self._lock_fd is not None:

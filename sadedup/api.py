@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar, Union
 
 from . import inspect as insp
-from .locations import has_glob, is_url
+from .locations import has_glob, is_url, without_file_scheme
 from . import pipeline, progress
 from .config import Workflow
 from .errors import ConfigError, SadedupError
@@ -33,7 +33,9 @@ __all__ = ["RunResult", "run", "ingest", "exact", "minhash", "lines", "passages"
 # ---- what a script passes, as the pipeline takes it
 
 def _path(p: str | os.PathLike) -> str | Path:
-    """A local path as a Path; a URL or a glob as the string it is (a Path would fold `//`)."""
+    """A local path as a Path (file:// taken as one); a URL or a glob as the string it is (a
+    Path would fold `//`)."""
+    p = without_file_scheme(p)
     return str(p) if isinstance(p, str) and (is_url(p) or has_glob(p)) else Path(p)
 
 

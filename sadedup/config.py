@@ -547,11 +547,12 @@ def anchored(wf: Workflow, base: Path | None = None) -> Workflow:
     """The workflow with its relative file paths (eval sets, the clean-eval file) made absolute
     against `base` (the folder the command runs in), as the work folder records them: later
     commands run from another folder then mean the same files. URLs stay as they are."""
-    from .locations import is_url
+    from .locations import is_url, without_file_scheme
 
     base = Path(base or Path.cwd())
 
     def fix(p: str) -> str:
+        p = without_file_scheme(p)
         return p if not p or is_url(p) or Path(p).is_absolute() else str(base / p)
 
     d = wf.decontaminate

@@ -36,6 +36,14 @@ def scheme(s: str | os.PathLike) -> str | None:
     return m.group(1).lower()
 
 
+def without_file_scheme(s: str | os.PathLike) -> str | os.PathLike:
+    """A `file://` URL as the local path it names (file:///tmp/a.jsonl is /tmp/a.jsonl); any
+    other value as it is. A Path would fold its `//` into the name ./file:/tmp/a.jsonl."""
+    if isinstance(s, str) and s[:7].lower() == "file://":
+        return s[7:]
+    return s
+
+
 def is_url(s: str | os.PathLike) -> bool:
     return scheme(s) is not None
 
@@ -179,7 +187,7 @@ def as_path(s: str | os.PathLike) -> AnyPath:
     """A local Path, or a Url for an fsspec URL."""
     if isinstance(s, Url):
         return s
-    return Url(str(s)) if is_url(s) else Path(s)
+    return Url(str(s)) if is_url(s) else Path(without_file_scheme(s))
 
 
 def local_folder(value: str, what: str = "work folder") -> Path:
@@ -189,13 +197,12 @@ def local_folder(value: str, what: str = "work folder") -> Path:
     if is_url(value):
         raise SadedupError(f"{what} {value}: a URL; a work folder is a local (or shared POSIX) path "
                            f"(only --input and --output may be URLs)")
-    if str(value).lower().startswith("file://"):
-        value = str(value)[len("file://"):]
-    return Path(value)
+    return Path(without_file_scheme(value))
 
 
 def expand_glob(pattern: str) -> list[AnyPath]:
     """The files a glob names, sorted (local or remote); [] when none."""
+    pattern = without_file_scheme(pattern)
     if not is_url(pattern):
         return [Path(p) for p in sorted(globmod.glob(pattern, recursive=True)) if os.path.isfile(p)]
     fs, path = _filesystem(pattern)

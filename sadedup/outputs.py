@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from . import formats
 from .errors import SadedupError
-from .locations import Url, as_path, check_writable, is_url
+from .locations import Url, as_path, check_writable, is_url, without_file_scheme
 
 if TYPE_CHECKING:
     from .config import Workflow
@@ -145,7 +145,7 @@ def output_of(spec: str | Path) -> Output:
     passes: as a Path it was "." and refused as "output .", naming no file the user gave."""
     if not isinstance(spec, (Url, Path)) and not spec.strip():
         raise SadedupError(f"output {spec!r} is empty: name a file ({formats.listed(output=True)})")
-    return Output(str(spec) if not isinstance(spec, Url) else spec.url)
+    return Output(str(without_file_scheme(spec)) if not isinstance(spec, Url) else spec.url)
 
 
 def describe(path: str) -> dict:

@@ -42,7 +42,7 @@ import zstandard
 from . import formats
 from .errors import SadedupError
 from .formats import InputFile, detect  # noqa: F401  (imported from here by other modules)
-from .locations import Url, expand_glob, has_glob, is_url, list_folder
+from .locations import Url, expand_glob, has_glob, is_url, list_folder, without_file_scheme
 
 if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
     import pyarrow as pa
@@ -76,7 +76,7 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
     skipped: list[tuple[str, str]] = []
     if not paths:
         raise SadedupError("no input given: pass --input PATH (a file or a folder)")
-    for given in paths:
+    for given in map(without_file_scheme, paths):
         if is_url(given) or (has_glob(given) and not os.path.lexists(given)):
             try:
                 files += _expand_pattern(str(given), skipped)

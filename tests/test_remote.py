@@ -312,3 +312,20 @@ def test_a_url_for_the_work_folder_or_a_reference_is_one_line_before_any_work(cl
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "a refused run wrote something"
     cli("run", "--input", inputs, "--output", out, "--workdir", f"file://{tmp_path / 'w'}", *SMALL)
     assert (tmp_path / "w" / "sadedup.db").exists() and out.exists()
+
+
+def test_file_urls_name_the_local_files(cli, inputs, tmp_path):
+    """file:// URLs for the inputs (files and a glob) and the output are the local
+    files they name, as for the work folder: a Path folded `file:///tmp/a.jsonl` into the name
+    file:/tmp/a.jsonl, and the run said "no such file or folder" for a file that is there."""
+    plain = tmp_path / "plain.jsonl"
+    cli("run", "--input", inputs, "--output", plain, "--workdir", tmp_path / "w0", *SMALL)
+    files = sorted(inputs.iterdir())
+    urls = [f"file://{p}" for p in files]
+    out = tmp_path / "o.jsonl"
+    given = [x for u in urls for x in ("--input", u)]
+    cli("run", *given, "--output", f"file://{out}", "--workdir", tmp_path / "w1", *SMALL)
+    assert out.read_bytes() == plain.read_bytes()
+    glob = f"file://{inputs}/*.jsonl*"
+    cli("run", "--input", glob, "--output", f"file://{tmp_path / 'g.jsonl'}", "--workdir", tmp_path / "w2", *SMALL)
+    assert (tmp_path / "g.jsonl").read_bytes() == plain.read_bytes()

@@ -147,6 +147,20 @@ async def _import_in_background(modules: Sequence[str]) -> None:
     await asyncio.to_thread(_import, modules)
 
 
+_TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """The pool's resource tracker, a process of its own, outlives a run killed with SIGKILL
+    (the OOM killer, kill -9) and frees the pool's semaphores after it, rightly, but warns
+    "There appear to be N leaked semaphore objects" on the terminal after the shell's prompt.
+    The tracker takes the interpreter's -W options from sys.warnoptions when it is started
+    (multiprocessing.util._args_from_interpreter_flags), so the filter goes there before the
+    first pool starts it; this process's own warnings are not affected."""
+    if _TRACKER_WARNING not in sys.warnoptions:
+        sys.warnoptions.append(_TRACKER_WARNING)
+
+
 class LocalExecutor:
     """A pool of up to `workers` processes on this machine (spawned: no inherited locks or
     handles), kept for every stage of a run: starting one costs a second.
@@ -166,6 +180,7 @@ class LocalExecutor:
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            _quiet_resource_tracker()
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
                                              initializer=_worker_init, initargs=(os.getpid(),))
         return self._pool

@@ -452,7 +452,9 @@ def run(inputs: list[str | Path] | None, output: str | Path | None, workdir: str
     inputs (or output), those recorded in the work folder; without `references` (--reference),
     the workflow's run.reference (on an existing folder: the recorded ones)."""
     if restart and output is None:  # said before the folder is emptied, not after
-        raise SadedupError("--restart forgets the recorded output: pass --output PATH too")
+        both = inputs is None
+        raise SadedupError(f"--restart forgets the recorded {'inputs and output' if both else 'output'}: "
+                           f"pass {'--input PATH and ' if both else ''}--output PATH too")
     ws = _open(workdir, workflow, _with_workers(overrides, workers), inputs, output, restart, references)
     if ws.output is None:
         ws.unlock()

@@ -249,6 +249,16 @@ def test_restart_deletes_only_what_sadedup_wrote(cli, corpus, first_run, tmp_pat
     first_run(w)
     (w / "notes.txt").write_text("mine")
     (w / "mine").mkdir()
+    # --restart forgets what the folder recorded: both missing are named in the one refusal
+    # (it asked for --output, then on the next try for --input), and nothing is deleted
+    files = sorted(p.name for p in w.iterdir())
+    one_line_refusal(cli("run", "--workdir", w, "--restart", check=False),
+                     "forgets the recorded inputs and output: pass --input PATH and --output PATH too")
+    one_line_refusal(cli("run", "--workdir", w, "--restart", "--input", corpus, check=False),
+                     "forgets the recorded output: pass --output PATH too")
+    one_line_refusal(cli("run", "--workdir", w, "--restart", "--output", out, check=False),
+                     "forgets the recorded inputs: pass --input PATH too")
+    assert sorted(p.name for p in w.iterdir()) == files and not out.exists()
     p = cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
     assert (w / "notes.txt").read_text() == "mine" and (w / "mine").is_dir()
     assert "kept 2 entries" in p.stderr

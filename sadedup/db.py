@@ -319,7 +319,33 @@ def bulk_update_documents(conn: Connection, columns: Sequence[str], rows: Iterab
     conn.exec_driver_sql("DROP TABLE temp.doc_update")
 
 
+class Columns:
+    """Rows as equal-length numpy columns, which bulk_insert and bulk_update_documents turn
+    into lists of tuples a chunk at a time (one zip over the chunk's `tolist()`s): a million
+    spans went through a generator step and a list append per row, a third of remove's
+    database write (1.5 of 4.5 s at 1 GB of web text) with both workers idle."""
+
+    def __init__(self, columns: Sequence[np.ndarray]) -> None:
+        self.columns = list(columns)
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def __iter__(self) -> Iterator[tuple]:
+        return column_rows(self.columns)
+
+    def prepended(self, column: np.ndarray) -> "Columns":
+        return Columns([column, *self.columns])
+
+    def chunks(self, size: int) -> Iterator[list]:
+        for i in range(0, len(self), size):
+            yield list(zip(*(c[i:i + size].tolist() for c in self.columns)))
+
+
 def _chunks(rows: Iterable[Sequence], size: int) -> Iterator[list]:
+    if isinstance(rows, Columns):
+        yield from rows.chunks(size)
+        return
     buf: list = []
     for r in rows:
         buf.append(r)

@@ -151,7 +151,8 @@ class Provenance:
                 base = conn.exec_driver_sql("SELECT coalesce(max(span_id), -1) + 1 FROM spans WHERE method != ?",
                                             (method,)).scalar()
                 columns = ["span_id", *columns]
-                rows = ((base + i, *r) for i, r in enumerate(rows))
+                rows = rows.prepended(np.arange(base, base + len(rows), dtype=np.int64)) \
+                    if isinstance(rows, db.Columns) else ((base + i, *r) for i, r in enumerate(rows))
             db.bulk_replace(conn, db.spans, columns, rows, where="method = ?", params=(method,),
                             constants={"method": method})
             if doc_columns:

@@ -198,11 +198,12 @@ int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw,
 
 /* sd_scatter, and for every run of windows (a distinct window) of a repeated group: its
  * group id and the smallest two of its positions (p2 = -1 when it has one window), in the
- * order of the runs, which is increasing group id. Returns the windows written to gid and
- * sets *n_out to the number of runs listed (firsts.c). */
+ * order of the runs, which is increasing group id; run_gid and the three lists are int64 or
+ * int32 (run_gid64, out64). Returns the windows written to gid and sets *n_out to the
+ * number of runs listed (firsts.c). */
 int64_t sd_scatter_first_two(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L,
-                             const int64_t *run_gid, void *gid, int gid64, int64_t *out_g, int64_t *out_p1,
-                             int64_t *out_p2, int64_t *n_out);
+                             const void *run_gid, int run_gid64, void *gid, int gid64, void *out_g, void *out_p1,
+                             void *out_p2, int out64, int64_t *n_out);
 
 /* The corpus' first and second position of every group (state across shards, visited in
  * document order) from one shard's list as sd_scatter_first_two makes it (g, q1, q2: m

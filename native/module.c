@@ -501,17 +501,21 @@ static PyObject *py_pair_gid(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* scatter_first_two(wpos, wpos64, wl, L, run_gid, gid, gid64, out_g, out_p1, out_p2) -> (written, runs) */
+/* scatter_first_two(wpos, wpos64, wl, L, run_gid, run_gid64, gid, gid64, out_g, out_p1, out_p2, out64)
+ * -> (written, listed); each out_* holds at least the runs whose id is >= 0 */
 static PyObject *py_scatter_first_two(PyObject *self, PyObject *args) {
     Py_buffer wpos, wl, run_gid, gid, og, o1, o2;
-    int wpos64, gid64;
+    int wpos64, run_gid64, gid64, out64;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*py*Ly*w*pw*w*w*", &wpos, &wpos64, &wl, &L, &run_gid, &gid, &gid64, &og, &o1, &o2))
+    if (!PyArg_ParseTuple(args, "y*py*Ly*pw*pw*w*w*p", &wpos, &wpos64, &wl, &L, &run_gid, &run_gid64, &gid, &gid64,
+                          &og, &o1, &o2, &out64))
         return NULL;
     PyObject *ret = NULL;
-    int64_t nw = wl.len / 2, n = gid.len / W(gid64), runs = count_runs(wl.buf, nw, L);
-    int ok = need(&wpos, nw * W(wpos64), "wpos") && need(&run_gid, runs * 8, "run_gid") &&
-             need(&og, runs * 8, "out_g") && need(&o1, runs * 8, "out_p1") && need(&o2, runs * 8, "out_p2");
+    int64_t nw = wl.len / 2, n = gid.len / W(gid64), runs = count_runs(wl.buf, nw, L), lists = 0;
+    int ok = need(&wpos, nw * W(wpos64), "wpos") && need(&run_gid, runs * W(run_gid64), "run_gid");
+    for (int64_t r = 0; ok && r < runs; r++) lists += idx_at(run_gid.buf, r, run_gid64) >= 0;
+    ok = ok && need(&og, lists * W(out64), "out_g") && need(&o1, lists * W(out64), "out_p1") &&
+         need(&o2, lists * W(out64), "out_p2");
     for (int64_t j = 0; ok && j < nw; j++) {
         int64_t p = idx_at(wpos.buf, j, wpos64);
         if (p < 0 || p >= n) { PyErr_SetString(PyExc_ValueError, "window position outside gid"); ok = 0; }
@@ -519,8 +523,8 @@ static PyObject *py_scatter_first_two(PyObject *self, PyObject *args) {
     if (ok) {
         int64_t written, listed = 0;
         Py_BEGIN_ALLOW_THREADS
-        written = sd_scatter_first_two(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, gid.buf, gid64, og.buf, o1.buf,
-                                       o2.buf, &listed);
+        written = sd_scatter_first_two(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, run_gid64, gid.buf, gid64, og.buf,
+                                       o1.buf, o2.buf, out64, &listed);
         Py_END_ALLOW_THREADS
         ret = Py_BuildValue("LL", (long long)written, (long long)listed);
     }

@@ -368,20 +368,30 @@ def pair_gid(gid: np.ndarray, d: int, groups: int, offsets: np.ndarray | None = 
     return out, ids
 
 
+def listed_runs(run_gid: np.ndarray) -> int:
+    """How many entries scatter_first_two lists: the distinct windows of repeated groups."""
+    return int(np.count_nonzero(np.asarray(run_gid) >= 0))
+
+
 def scatter_first_two(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray,
-                      gid: np.ndarray) -> tuple[int, np.ndarray]:
+                      gid: np.ndarray, out: np.ndarray | None = None) -> tuple[int, np.ndarray]:
     """scatter, and for every distinct window of a repeated group in the stream: its group id
-    and the smallest two of its positions (-1: none), as int64 (3, runs), by increasing group
-    id. Returns (windows written, that array)."""
-    runs = count_runs(wl, L)
-    # empty, not filled: the kernel sets all three entries of each run it lists, and pages of
-    # the runs it does not list (those of windows seen once) are then never touched
-    out = np.empty((3, runs), dtype=np.int64)
+    and the smallest two of its positions (-1: none), as (3, listed_runs(run_gid)), by
+    increasing group id. `out`: that array, C-contiguous, int32 or int64 (a file's map: the
+    kernel writes each entry once); else an int64 one is made. run_gid is int64 or int32.
+    Returns (windows written, the array)."""
+    listed = listed_runs(run_gid)
+    if out is None:
+        out = np.empty((3, listed), dtype=np.int64)
+    if out.shape != (3, listed):
+        raise ValueError(f"scatter_first_two: out is {out.shape}, the runs listed need (3, {listed})")
     if len(wpos) == 0:
         return 0, out
-    written, listed = _native.scatter_first_two(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid),
-                                                _is64(gid), out[0], out[1], out[2])
-    return written, out[:, :listed]
+    rows = [_buf(out[i]) if listed else bytearray() for i in range(3)]
+    written, got = _native.scatter_first_two(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _is64(run_gid),
+                                             _c(gid), _is64(gid), *rows, _is64(out))
+    assert got == listed
+    return written, out
 
 
 def merge_first_two(firsts: np.ndarray, runs: Runs | None, n: int, base: int, first: np.ndarray,

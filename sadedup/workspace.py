@@ -158,17 +158,18 @@ def writable_npy(path: Path, dtype, shape, whole: bool = False) -> np.ndarray:
 
 
 @contextmanager
-def npy_in_place(path: Path, dtype, n: int) -> Iterator[np.ndarray]:
-    """A new 1-d .npy of n entries, filled by the caller through a map (no second copy in
-    memory) and renamed into place only when the block ends without an error. numpy cannot
-    map an empty file: an empty array is saved plainly."""
-    if n == 0:
-        arr = np.zeros(0, dtype=dtype)
+def npy_in_place(path: Path, dtype, n: int | tuple[int, ...]) -> Iterator[np.ndarray]:
+    """A new .npy of n entries (or of shape n, C order), filled whole by the caller through a
+    map (no second copy in memory) and renamed into place only when the block ends without
+    an error. numpy cannot map an empty file: an empty array is saved plainly."""
+    shape = (n,) if isinstance(n, (int, np.integer)) else tuple(n)
+    if not int(np.prod(shape, dtype=np.int64)):
+        arr = np.zeros(shape, dtype=dtype)
         yield arr
         save_npy(path, arr)
         return
     tmp = path.with_name(path.name + ".tmp")
-    arr = writable_npy(tmp, dtype, (n,), whole=True)
+    arr = writable_npy(tmp, dtype, shape, whole=True)
     yield arr
     arr.flush()
     os.replace(tmp, path)

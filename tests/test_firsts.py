@@ -46,6 +46,12 @@ def test_scatter_first_two_matches_brute_force(s):
         if g >= 0:
             want.append((g, p[0], p[1] if len(p) > 1 else -1))
     assert [tuple(c) for c in firsts.T.tolist()] == want
+    # int32 ids in, int32 lists out (repeats.scatter_shard writes them into firsts.npy's map)
+    gid_c = np.full(n, -1, np.int32)
+    out = np.full((3, native.listed_runs(run_gid)), 7, np.int32)
+    written_c, narrow = native.scatter_first_two(wpos, wl, L, run_gid.astype(np.int32), gid_c, out=out)
+    assert narrow is out and written_c == written_a and gid_c.tolist() == gid_a.tolist()
+    assert [tuple(c) for c in narrow.T.tolist()] == want
 
 
 @settings(max_examples=200, deadline=None)

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import faults, native, reference
 from ..executor import run_all
-from ..workspace import file_bytes, load_npy, narrowed, npy_appended, npy_in_place, save_npy, task_sums
+from ..workspace import file_bytes, load_npy, npy_appended, npy_in_place, save_npy, task_sums
 from .base import Context, ShardJob, Stage, chain
 from .build import sorted_dirs
 from .candidates import window_dirs
@@ -87,11 +87,16 @@ def scatter_shard(build_dir: str, out_dir: str, gid_dtype: str, L: int) -> dict[
     per-distinct-window ids."""
     bdir, odir = Path(build_dir), Path(out_dir)
     n = int(np.load(bdir / "offsets.npy")[-1])
-    with npy_in_place(odir / "gid.npy", gid_dtype, n) as gid:  # as large as the sorted tokens
-        gid[:] = -1
-        repeated, firsts = native.scatter_first_two(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L,
-                                                    load_npy(odir / "run_gid.npy"), gid)
-    save_npy(odir / "firsts.npy", narrowed(firsts, gid_dtype == "int32" and n < (1 << 31)))
+    run_gid = load_npy(odir / "run_gid.npy")
+    # the lists written by the kernel into the file's map, int32 when the ids and positions
+    # fit: at 1 GB of web text an int64 array of them (2 GB, fresh pages) and its cast to
+    # int32 (1 GB more) were the largest anonymous memory of the run, each page a fault
+    firsts_dtype = np.int32 if gid_dtype == "int32" and n < (1 << 31) else np.int64
+    with npy_in_place(odir / "gid.npy", gid_dtype, n) as gid, \
+            npy_in_place(odir / "firsts.npy", firsts_dtype, (3, native.listed_runs(run_gid))) as firsts:
+        gid[:] = -1  # as large as the sorted tokens
+        repeated, _ = native.scatter_first_two(load_npy(odir / "wpos.npy"), load_npy(odir / "wl.npy"), L, run_gid,
+                                               gid, out=firsts)
     return {"repeated_windows": repeated, **task_sums([odir / f for f in GROUP_FILES])}
 
 

@@ -193,8 +193,8 @@ void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64
 
 /* gid[wpos[j]] = run_gid[run of j] for every window of a repeated group; the rest of gid
  * is left as it is (the caller fills it with -1). Returns the number of windows written. */
-int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
-                void *gid, int gid64);
+int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const void *run_gid,
+                int run_gid64, void *gid, int gid64);
 
 /* sd_scatter, and for every run of windows (a distinct window) of a repeated group: its
  * group id and the smallest two of its positions (p2 = -1 when it has one window), in the

@@ -418,12 +418,13 @@ static PyObject *py_window_lcp(PyObject *self, PyObject *args) {
 
 static PyObject *py_scatter(PyObject *self, PyObject *args) {
     Py_buffer wpos, wl, run_gid, gid;
-    int wpos64, gid64;
+    int wpos64, run_gid64, gid64;
     long long L;
-    if (!PyArg_ParseTuple(args, "y*py*Ly*w*p", &wpos, &wpos64, &wl, &L, &run_gid, &gid, &gid64)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*py*Ly*pw*p", &wpos, &wpos64, &wl, &L, &run_gid, &run_gid64, &gid, &gid64))
+        return NULL;
     PyObject *ret = NULL;
     int64_t nw = wl.len / 2, n = gid.len / W(gid64);
-    int ok = need(&wpos, nw * W(wpos64), "wpos") && need(&run_gid, count_runs(wl.buf, nw, L) * 8, "run_gid");
+    int ok = need(&wpos, nw * W(wpos64), "wpos") && need(&run_gid, count_runs(wl.buf, nw, L) * W(run_gid64), "run_gid");
     for (int64_t j = 0; ok && j < nw; j++) {
         int64_t p = idx_at(wpos.buf, j, wpos64);
         if (p < 0 || p >= n) { PyErr_SetString(PyExc_ValueError, "window position outside gid"); ok = 0; }
@@ -431,7 +432,7 @@ static PyObject *py_scatter(PyObject *self, PyObject *args) {
     if (ok) {
         int64_t written;
         Py_BEGIN_ALLOW_THREADS
-        written = sd_scatter(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, gid.buf, gid64);
+        written = sd_scatter(wpos.buf, wpos64, wl.buf, nw, L, run_gid.buf, run_gid64, gid.buf, gid64);
         Py_END_ALLOW_THREADS
         ret = PyLong_FromLongLong(written);
     }

@@ -30,15 +30,15 @@ int64_t sd_local_windows(const void *sa, int is64, const void *lcp, int lw, int6
     return m;
 }
 
-int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const int64_t *run_gid,
-                void *gid, int gid64) {
+int64_t sd_scatter(const void *wpos, int wpos64, const uint16_t *wl, int64_t nw, int64_t L, const void *run_gid,
+                int run_gid64, void *gid, int gid64) {
     int64_t run = -1, g = -1, written = 0;
     for (int64_t j = 0; j < nw; j++) {
         if (j + PF < nw) {
             int64_t f = idx_at(wpos, j + PF, wpos64);
             __builtin_prefetch(gid64 ? (void *)((int64_t *)gid + f) : (void *)((int32_t *)gid + f), 1);
         }
-        if (j == 0 || wl[j] < L) g = run_gid[++run];
+        if (j == 0 || wl[j] < L) g = idx_at(run_gid, ++run, run_gid64);
         if (g >= 0) {
             idx_set(gid, idx_at(wpos, j, wpos64), gid64, g);
             written++;

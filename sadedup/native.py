@@ -331,10 +331,10 @@ def window_lcp(tokens: np.ndarray, wpos: np.ndarray, L: int) -> np.ndarray:
 
 def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: np.ndarray) -> int:
     """gid[p] = group id for every window p of a repeated group (gid is left alone elsewhere);
-    returns how many windows that is."""
+    returns how many windows that is. run_gid is int64 or int32."""
     if len(wpos) == 0:
         return 0
-    return _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _c(gid), _is64(gid))
+    return _native.scatter(_c(wpos), _is64(wpos), _c(wl), int(L), _c(run_gid), _is64(run_gid), _c(gid), _is64(gid))
 
 
 PAIR_SHIFT = 15   # pair_gid counts a part of 2^15 groups at a time: 256 KB of counters

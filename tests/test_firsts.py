@@ -51,6 +51,9 @@ def test_scatter_first_two_matches_brute_force(s):
     out = np.full((3, native.listed_runs(run_gid)), 7, np.int32)
     written_c, narrow = native.scatter_first_two(wpos, wl, L, run_gid.astype(np.int32), gid_c, out=out)
     assert narrow is out and written_c == written_a and gid_c.tolist() == gid_a.tolist()
+    gid_d = np.full(n, -1, np.int32)  # run_gid.npy is int32 when the groups fit (repeats.JoinShard)
+    assert native.scatter(wpos, wl, L, run_gid.astype(np.int32), gid_d) == written_a
+    assert gid_d.tolist() == gid_a.tolist()
     assert [tuple(c) for c in narrow.T.tolist()] == want
 
 

@@ -186,6 +186,32 @@ int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpo
                         sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends, int32_t *qstream,
                         int64_t *qrun);
 
+/* A reference's sorted stream of windows (as sd_local_windows makes them, nt tokens) to look
+ * this run's distinct windows up in during the merge (sd_merge_lookup), and what it found:
+ * `found` runs of its windows equal to a query window, heads[k] .. ends[k] - 1 (indices into
+ * wpos, increasing), each given its query window's group id in gid (room for all: the
+ * queries' distinct windows). */
+typedef struct {
+    const uint8_t *T;
+    int64_t nt;
+    const void *wpos;
+    int wpos64;
+    const uint16_t *wl;
+    int64_t nw;
+    int64_t *heads, *ends; /* out */
+    void *gid;             /* out */
+    int gid64;
+    int64_t found;         /* out */
+} sd_ref;
+
+/* sd_merge of the k streams, and every distinct window of streams q0..k-1 (the queries) looked
+ * up in each of the nr reference streams as the merge reaches it (one merge of the queries for
+ * both): a window a reference holds is one more occurrence of its group (a window once in the
+ * streams and found in a reference is repeated), and the reference's run of it takes the
+ * group's id. Returns the number of groups, -1 when out of memory, -3 for a reference window
+ * outside its tokens. */
+int64_t sd_merge_lookup(sd_stream *streams, int k, int q0, int es, int64_t L, sd_ref *refs, int nr);
+
 /* wl[i] = common prefix of the L-windows at wpos[i - 1] and wpos[i], in tokens (wl[0] = 0):
  * a sorted selection of a stream's windows made a stream again. Positions are the caller's
  * to check. */

@@ -111,80 +111,161 @@ static inline int64_t extend(const uint8_t *x, const uint8_t *y, int64_t from, i
 /* linear steps over the stream's wl before a query's place is galloped to */
 #define WALK 64
 
+/* One query's lookup in r, walked on from the query before: lo is the first window of r above
+ * that query t' (or its run's end when it was found), m = lcp(r[lo], t') when `known` (0
+ * before the first query and never after a gallop's end is read), w = lcp(t', t). Returns 1
+ * with the run of r's windows equal to t in [*head, *end), 0 when r holds no such window, 2
+ * when r is walked to its end (no later query is in it either), -1 for a damaged entry. */
+static int walk_query(side *r, const uint16_t *rwl, int64_t *lo_, int64_t *m_, int *known_, const uint8_t *t,
+                      int64_t w, int64_t *head, int64_t *end) {
+    /* The merge of two sorted streams, walked on their common prefixes as sd_merge does: with
+     * m = lcp(r[lo], t'), r[lo] is above t when m < w, below it (with lcp w) when m > w; tokens
+     * are read only when m == w, and from there on. Walking on, r[i+1] against t follows from
+     * lcp(r[i], t) and lcp(r[i], r[i+1]) = wl[i+1] the same way. A query whose place is more
+     * than WALK windows on is galloped to (log of the distance compares of whole windows), so a
+     * long stretch of r that no query falls in costs its logarithm, not its length. */
+    int64_t rw = r->nw, L = r->L, i = *lo_, m = *m_, lcp;
+    int known = *known_, es = r->es, sign;
+    if (known && m < w) return 0; /* r[lo] leaves t' below where t follows t': above t */
+    if (known && m > w) {
+        sign = -1;
+        lcp = w;
+    } else {
+        const uint8_t *x = window(r, i);
+        if (!x) return -1;
+        lcp = extend(x, t, known ? w : 0, es, L, &sign);
+    }
+    /* r[i] vs t is (sign, lcp); walk while it is below */
+    int64_t steps = 0;
+    while (sign < 0) {
+        if (i + 1 >= rw) { i = rw; break; }
+        if (++steps > WALK) {
+            i = gallop_lower(r, i + 1, t);
+            if (r->bad) return -1;
+            if (i >= rw) break;
+            const uint8_t *y = window(r, i);
+            if (!y) return -1;
+            lcp = extend(y, t, 0, es, L, &sign);
+            break;
+        }
+        if (i + 4 < rw) pf(r, i + 4, lcp);
+        int64_t x = rwl[i + 1];
+        i++;
+        if (x > lcp) continue;        /* agrees with r[i-1] past where it is below t */
+        if (x < lcp) { sign = 1; lcp = x; break; } /* leaves r[i-1] upward before t does */
+        const uint8_t *y = window(r, i);
+        if (!y) return -1;
+        lcp = extend(y, t, lcp, es, L, &sign);
+    }
+    *known_ = 1;
+    if (i >= rw) { *lo_ = rw; return 2; }
+    if (sign == 0) { /* r[i] is the first window of r equal to t */
+        int64_t e = run_end(r, rwl, i, t);
+        if (r->bad) return -1;
+        *head = i;
+        *end = e;
+        *lo_ = e;
+        *m_ = e < rw ? rwl[e] : 0; /* r[e - 1] is t */
+        return 1;
+    }
+    *lo_ = i;
+    *m_ = lcp;
+    return 0;
+}
+
 int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
                         sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends, int32_t *qstream,
                         int64_t *qrun) {
-    /* The merge of two sorted streams, walked on their common prefixes as sd_merge does: lo is
-     * the first window of r above the query before (t'), and m = lcp(r[lo], t') is known
-     * (known = 0 before the first query and after a gallop). With w = lcp(t', t), r[lo] is
-     * above t when m < w, below it (with lcp w) when m > w; tokens are read only when m == w,
-     * and from there on. Walking on, r[i+1] against t follows from lcp(r[i], t) and
-     * lcp(r[i], r[i+1]) = wl[i+1] the same way. A query whose place is more than WALK windows
-     * on is galloped to (log of the distance compares of whole windows), so a long stretch of
-     * r that no query falls in costs its logarithm, not its length. The queries of several
-     * streams come in their merged order (sd_merger, which gives w as well): one walk over r
-     * for all of them, where a walk per stream went over r once each. */
+    /* The queries of several streams come in their merged order (sd_merger, which gives w as
+     * well): one walk over r for all of them (walk_query), where a walk per stream went over r
+     * once each. */
     side r = {RT, rn, rpos, rpos64, rw, es, L, 0};
     sd_merger *mg = sd_merger_open(qs, k, es, L);
     if (!mg) return -2;
-    int64_t found = 0, lo = 0, m = 0, qi, qend, qrun_at, w;
+    int64_t found = 0, lo = 0, m = 0, qi, qend, qrun_at, w, head, end;
     int known = 0, qs_at;
     while (lo < rw && sd_merger_next(mg, &qs_at, &qi, &qend, &qrun_at, &w)) {
         if (w >= L) continue; /* the same window as the query before (the first has w = 0) */
         const sd_stream *q = &qs[qs_at];
         const uint8_t *t = q->T + idx_at(q->wpos, qi, q->wpos64) * es;
-        int64_t i = lo, lcp;
-        int sign;
-        if (known && m < w) { /* r[lo] leaves t' below where t follows t': above t */
-            continue;
-        } else if (known && m > w) {
-            sign = -1;
-            lcp = w;
-        } else {
-            const uint8_t *x = window(&r, i);
-            if (!x) { sd_merger_close(mg); return -1; }
-            lcp = extend(x, t, known ? w : 0, es, L, &sign);
-        }
-        /* r[i] vs t is (sign, lcp); walk while it is below */
-        int64_t steps = 0;
-        while (sign < 0) {
-            if (i + 1 >= rw) { i = rw; break; }
-            if (++steps > WALK) {
-                i = gallop_lower(&r, i + 1, t);
-                if (r.bad) { sd_merger_close(mg); return -1; }
-                if (i >= rw) break;
-                const uint8_t *y = window(&r, i);
-                if (!y) { sd_merger_close(mg); return -1; }
-                lcp = extend(y, t, 0, es, L, &sign);
-                break;
-            }
-            if (i + 4 < rw) pf(&r, i + 4, lcp);
-            int64_t x = rwl[i + 1];
-            i++;
-            if (x > lcp) continue;        /* agrees with r[i-1] past where it is below t */
-            if (x < lcp) { sign = 1; lcp = x; break; } /* leaves r[i-1] upward before t does */
-            const uint8_t *y = window(&r, i);
-            if (!y) { sd_merger_close(mg); return -1; }
-            lcp = extend(y, t, lcp, es, L, &sign);
-        }
-        if (i >= rw) { lo = rw; break; }
-        if (sign == 0) { /* r[i] is the first window of r equal to t */
-            int64_t e = run_end(&r, rwl, i, t);
-            if (r.bad) { sd_merger_close(mg); return -1; }
-            heads[found] = i;
+        int got = walk_query(&r, rwl, &lo, &m, &known, t, w, &head, &end);
+        if (got < 0) { sd_merger_close(mg); return -1; }
+        if (got == 1) {
+            heads[found] = head;
             if (qstream) qstream[found] = qs_at;
             if (qrun) qrun[found] = qrun_at;
-            ends[found++] = e;
-            lo = e;
-            m = e < rw ? rwl[e] : 0; /* r[e - 1] is t */
-        } else {
-            lo = i;
-            m = lcp;
+            ends[found++] = end;
         }
-        known = 1;
     }
     sd_merger_close(mg);
     return found;
+}
+
+int64_t sd_merge_lookup(sd_stream *streams, int k, int q0, int es, int64_t L, sd_ref *refs, int nr) {
+    /* sd_merge, and each distinct window of the query streams (streams q0..k-1: this run's
+     * shards) looked up in every reference stream as it comes (walk_query, the queries' lcp
+     * with the query before being the least lcp of the merged windows since it): one merge of
+     * the queries for the lookups and the groups, where a lookup per reference stream merged
+     * them again. A window found in a reference is one more occurrence of its group, and
+     * takes the group's id (refs[j].gid), given when the group is complete. */
+    sd_merger *mg = sd_merger_open(streams, k, es, L);
+    int *gs = calloc((size_t)(k ? k : 1), sizeof(int));
+    int64_t *gr = calloc((size_t)(k ? k : 1), sizeof(int64_t));
+    side *rs = calloc((size_t)(nr ? nr : 1), sizeof(side));
+    int64_t *lo = calloc((size_t)(nr ? nr : 1), sizeof(int64_t)), *mm = calloc((size_t)(nr ? nr : 1), sizeof(int64_t));
+    int64_t *pend = calloc((size_t)(nr ? nr : 1), sizeof(int64_t));
+    int *known = calloc((size_t)(nr ? nr : 1), sizeof(int));
+    int64_t G = -1;
+    if (!mg || !gs || !gr || !rs || !lo || !mm || !pend || !known) goto out;
+    for (int j = 0; j < nr; j++) {
+        rs[j] = (side){refs[j].T, refs[j].nt, refs[j].wpos, refs[j].wpos64, refs[j].nw, es, L, 0};
+        refs[j].found = 0;
+        pend[j] = -1;
+    }
+    G = 0;
+    int s, gn = 0;
+    int64_t i, end, run, wh, gcount = 0, qw = 0; /* qw: lcp of the merged windows since the last query */
+#define CLOSE_GROUP() do { \
+        int64_t id_ = gcount >= 2 ? G++ : -1; \
+        for (int j_ = 0; j_ < gn; j_++) idx_set(streams[gs[j_]].run_gid, gr[j_], streams[gs[j_]].run_gid64, id_); \
+        for (int j_ = 0; j_ < nr; j_++) \
+            if (pend[j_] >= 0) { idx_set(refs[j_].gid, pend[j_], refs[j_].gid64, id_); pend[j_] = -1; } \
+        gn = 0; \
+        gcount = 0; \
+    } while (0)
+    while (sd_merger_next(mg, &s, &i, &end, &run, &wh)) {
+        if (gn > 0 && wh < L) CLOSE_GROUP(); /* the group before this window is complete */
+        gs[gn] = s;
+        gr[gn++] = run;
+        gcount += end - i + (streams[s].extra ? streams[s].extra[run] : 0);
+        if (wh < qw) qw = wh;
+        if (s < q0) continue;
+        int64_t w = qw;
+        qw = L;
+        if (w >= L) continue; /* the same window as the query before: its group's lookup is done */
+        const sd_stream *q = &streams[s];
+        const uint8_t *t = q->T + idx_at(q->wpos, i, q->wpos64) * es;
+        int any = 0;
+        for (int j = 0; j < nr; j++) {
+            if (lo[j] >= refs[j].nw) continue;
+            int64_t head, e;
+            int got = walk_query(&rs[j], refs[j].wl, &lo[j], &mm[j], &known[j], t, w, &head, &e);
+            if (got < 0) { G = -3; goto out; }
+            if (got == 1) {
+                int64_t f = refs[j].found++;
+                refs[j].heads[f] = head;
+                refs[j].ends[f] = e;
+                pend[j] = f;
+                any = 1;
+            }
+        }
+        gcount += any; /* one more occurrence, whichever references hold it */
+    }
+    if (gn > 0) CLOSE_GROUP();
+#undef CLOSE_GROUP
+out:
+    sd_merger_close(mg); free(gs); free(gr); free(rs); free(lo); free(mm); free(pend); free(known);
+    return G;
 }
 
 void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64_t nw, int64_t L, uint16_t *wl) {

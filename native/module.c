@@ -385,6 +385,90 @@ done:
     return ret;
 }
 
+/* merge_lookup(streams, es, L, q0, refs) -> (groups, found per reference): streams as merge
+ * takes them; refs a list of (RT, rpos, rpos64, rwl, heads, ends, gid, gid64), heads and ends
+ * int64 and gid (int64 or int32) with room for the query streams' distinct windows. */
+static PyObject *py_merge_lookup(PyObject *self, PyObject *args) {
+    PyObject *list, *rlist;
+    int es, q0;
+    long long L;
+    if (!PyArg_ParseTuple(args, "O!iLiO!", &PyList_Type, &list, &es, &L, &q0, &PyList_Type, &rlist)) return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(list), nr = PyList_GET_SIZE(rlist);
+    sd_stream *st = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
+    sd_ref *rf = calloc((size_t)(nr ? nr : 1), sizeof(sd_ref));
+    Py_buffer *bufs = calloc((size_t)(5 * (k ? k : 1)), sizeof(Py_buffer));
+    Py_buffer *rbufs = calloc((size_t)(7 * (nr ? nr : 1)), sizeof(Py_buffer));
+    Py_ssize_t got = 0, rgot = 0;
+    PyObject *ret = NULL;
+    int64_t queries = 0;
+    if (!st || !rf || !bufs || !rbufs) { PyErr_NoMemory(); goto done; }
+    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
+    if (es != 1 && es != 2 && es != 4) {
+        PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
+        goto done;
+    }
+    if (q0 < 0 || q0 > k) { PyErr_SetString(PyExc_ValueError, "q0 must be a stream index"); goto done; }
+    for (Py_ssize_t s = 0; s < k; s++) {
+        int wpos64, run_gid64;
+        Py_buffer *b = &bufs[5 * s];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p|y*", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64,
+                              &b[4]))
+            goto done;
+        got = s + 1;
+        int64_t nw = b[2].len / 2;
+        if (!need(&b[1], nw * W(wpos64), "wpos")) goto done;
+        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64, b[4].buf};
+        /* every window must lie inside the token buffer */
+        for (int64_t j = 0; j < nw; j++) {
+            int64_t p = idx_at(b[1].buf, j, wpos64);
+            if (p < 0 || (p + L) * es > b[0].len) {
+                PyErr_Format(PyExc_ValueError, "stream %zd: window at %lld runs past the tokens", s, (long long)p);
+                goto done;
+            }
+        }
+        int64_t runs = count_runs(b[2].buf, nw, L);
+        if (!need(&b[3], runs * W(run_gid64), "run_gid")) goto done;
+        if (b[4].obj && b[4].len != runs) {
+            PyErr_Format(PyExc_ValueError, "stream %zd: extra needs one count per distinct window", s);
+            goto done;
+        }
+        if (s >= q0) queries += runs;
+    }
+    for (Py_ssize_t j = 0; j < nr; j++) {
+        int rpos64, gid64;
+        Py_buffer *b = &rbufs[7 * j];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rlist, j), "y*y*py*w*w*w*p", &b[0], &b[1], &rpos64, &b[2], &b[3], &b[4],
+                              &b[5], &gid64))
+            goto done;
+        rgot = j + 1;
+        int64_t nw = b[2].len / 2;
+        if (!need(&b[1], nw * W(rpos64), "reference wpos") || !need(&b[3], queries * 8, "heads") ||
+            !need(&b[4], queries * 8, "ends") || !need(&b[5], queries * W(gid64), "gid"))
+            goto done;
+        rf[j] = (sd_ref){b[0].buf, b[0].len / es, b[1].buf, rpos64, b[2].buf, nw, b[3].buf, b[4].buf, b[5].buf, gid64, 0};
+    }
+    int64_t G;
+    Py_BEGIN_ALLOW_THREADS
+    G = sd_merge_lookup(st, (int)k, q0, es, L, rf, (int)nr);
+    Py_END_ALLOW_THREADS
+    if (G == -1) PyErr_NoMemory();
+    else if (G < 0) PyErr_SetString(PyExc_ValueError, "merge_lookup: a reference window runs past its tokens");
+    else {
+        ret = PyTuple_New(1 + nr);
+        if (ret) {
+            PyTuple_SET_ITEM(ret, 0, PyLong_FromLongLong(G));
+            for (Py_ssize_t j = 0; j < nr; j++) PyTuple_SET_ITEM(ret, 1 + j, PyLong_FromLongLong(rf[j].found));
+        }
+    }
+done:
+    for (Py_ssize_t s = 0; s < got; s++)
+        for (int j = 0; j < 5; j++) PyBuffer_Release(&bufs[5 * s + j]);
+    for (Py_ssize_t s = 0; s < rgot; s++)
+        for (int j = 0; j < 6; j++) PyBuffer_Release(&rbufs[7 * s + j]);
+    free(st); free(rf); free(bufs); free(rbufs);
+    return ret;
+}
+
 /* window_lcp(T, es, wpos, wpos64, L, wl) */
 static PyObject *py_window_lcp(PyObject *self, PyObject *args) {
     Py_buffer T, wpos, wl;
@@ -1585,6 +1669,7 @@ static PyMethodDef methods[] = {
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
     {"find_windows", py_find_windows, METH_VARARGS, "A sorted stream's distinct windows looked up in another's."},
+    {"merge_lookup", py_merge_lookup, METH_VARARGS, "merge, with the queries' distinct windows looked up in references."},
     {"window_lcp", py_window_lcp, METH_VARARGS, "Common prefixes of consecutive windows of a sorted selection."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"pair_gid", py_pair_gid, METH_VARARGS, "Group ids of windows made of two repeated ones, from theirs."},

@@ -290,6 +290,48 @@ def merge(streams: Sequence[tuple], L: int) -> int:
     return _native.merge(args, es, int(L))
 
 
+def merge_lookup(streams: Sequence[tuple], L: int, q0: int,
+                 refs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                 gid_dtype=np.int64) -> tuple[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """merge (same streams, same run_gid), and every distinct window of streams[q0:] (the
+    queries: this run's shards) looked up in each reference stream of `refs` ((tokens, wpos,
+    wl) as local_windows makes them) as the merge reaches it: one merge of the queries serves
+    the groups and every lookup (find_windows merged them again per reference stream). A
+    query window a reference holds is one more occurrence of its group, counted once however
+    many references hold it (a window once in the streams and in a reference is repeated).
+    Returns (groups, per reference (heads, ends, gid)): the runs of its windows equal to a
+    query window, wpos[heads[k]:ends[k]], heads increasing (int64), and each one's group id
+    (`gid_dtype`)."""
+    if not streams:
+        return 0, [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, gid_dtype)) for _ in refs]
+    es = token_size(streams[0][0])
+    args = []
+    queries = 0
+    for s, (tokens, wpos, wl, run_gid, *rest) in enumerate(streams):
+        extra = rest[0] if rest else None
+        if token_size(tokens) != es:
+            raise TypeError("all shards must use the same token dtype")
+        if run_gid.dtype not in (np.int64, np.int32) or wl.dtype != np.uint16:
+            raise TypeError("run_gid must be int64 or int32 and wl uint16")
+        if extra is not None and extra.dtype != np.uint8:
+            raise TypeError("extra must be uint8")
+        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray(),
+                     _is64(run_gid), *(() if extra is None else (_buf(extra) if extra.size else b"",))))
+        if s >= q0:
+            queries += count_runs(wl, L)
+    out, rargs = [], []
+    for rt, rpos, rwl in refs:
+        if token_size(rt) != es or rwl.dtype != np.uint16:
+            raise TypeError("merge_lookup: reference tokens of the streams' dtype and wl uint16")
+        heads, ends, gid = np.empty(queries, np.int64), np.empty(queries, np.int64), np.empty(queries, gid_dtype)
+        out.append((heads, ends, gid))
+        rargs.append((_buf(rt), _buf(rpos) if len(rpos) else b"", _is64(rpos), _buf(rwl) if len(rwl) else b"",
+                      _buf(heads) if queries else bytearray(), _buf(ends) if queries else bytearray(),
+                      _buf(gid) if queries else bytearray(), gid.dtype == np.int64))
+    got = _native.merge_lookup(args, es, int(L), int(q0), rargs)
+    return int(got[0]), [(h[:n], e[:n], g[:n]) for (h, e, g), n in zip(out, got[1:])]
+
+
 def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray],
                  queries: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
                  L: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

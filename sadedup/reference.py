@@ -16,9 +16,10 @@ What a reference offers (this module is the one place that reads a reference's f
   read). A window of a new document that occurs in a kept reference document must count as an
   earlier surviving occurrence. Every such window's anchor hash is carried by an anchor of
   both runs, so (1) the candidates stage counts the reference's anchor hashes with this run's
-  (a hash of this run that the reference carries is repeated); (2) the repeats stage looks
-  each of this run's distinct windows up in each reference shard's sorted windows (read in
-  its folder: its candidate text holds every window whose anchor hash it repeats) and keeps
+  (a hash of this run that the reference carries is repeated); (2) the repeats stage's merge
+  looks each of this run's distinct windows up, as it reaches them, in each reference shard's
+  sorted windows (read in its folder: its candidate text holds every window whose anchor hash
+  it repeats) and keeps
   the reference's windows found, one per distinct window that occurs in this run too: they are
   not merged but counted on the window of this run they equal, whose group id they take; the
   little text around the reference's anchors whose hash only this run repeats is sorted here
@@ -97,7 +98,7 @@ class Stream:
 
     - made: the extra text, made and sorted in this run's folder;
     - reduced: the reference's own windows, one per distinct window that occurs in this run
-      too (DistinctWindows): a group's other windows in the same stream add nothing to the
+      too (found by the merge's lookup, MergePart): a group's other windows in the same stream add nothing to the
       merge, and their first occurrences come from the reference's own lists (`source`/gid.npy,
       firsts.npy);
     - neither: the reference's own windows as they are (a reference made before it kept
@@ -872,87 +873,39 @@ class ExtraText:
                 **task_sums([out / f for f in REF_TEXT_FILES])}
 
 
-RUN_FILES = ("wpos.npy", "theirs.npy", "heads.npy", "ends.npy", "qshard.npy", "qrun.npy")
+# a reference stream's windows that this run's windows were found equal to, kept in this run's
+# folder by the merge (stages/repeats.py, MergePart): in the reference's order, their positions
+# (wpos.npy), the reference's own group id of each (theirs.npy, from its gid.npy: -1 for a
+# window it holds once) and the bounds of its run of equal windows in the reference's stream
+# (heads.npy, ends.npy); their group ids in this run are its run_gid.npy
+RUN_FILES = ("wpos.npy", "theirs.npy", "heads.npy", "ends.npy")
 
 
-def _index_dtype(n: int):
+def index_dtype(n: int):
     return np.int32 if n < np.iinfo(np.int32).max else np.int64
 
 
-@dataclass(frozen=True)
-class DistinctWindows:
-    """Task: a reference stream's distinct windows that occur in this run too. Each distinct
-    window of this run's shards (`queries`: the tokens and the sorted windows of each) is
-    looked up in the reference's sorted windows (native.find_windows: galloping search, the
-    reference's arrays read only where they are probed, so this costs the new text's windows
-    times the logarithm of the reference's, not a pass over the reference). A window of the
-    reference no query equals adds nothing to this run's decisions and is left out. Kept, in
-    the reference's order: their positions (wpos.npy), the reference's own group id of each
-    (theirs.npy, from its gid.npy: -1 for a window it holds once), the bounds of its run of
-    equal windows in the reference's stream (heads.npy, ends.npy), and the window of this run
-    it equals: its shard (qshard.npy) and its ordinal among that shard's distinct windows
-    (qrun.npy). The merge does not merge these windows: it counts one more occurrence on the
-    window of this run they equal, whose group id they take (stages/repeats.py, MergePart)."""
-    source: str          # the reference's windows (wpos.npy, wl.npy) and group ids (gid.npy)
-    built: str           # the tokens they index (tokens.npy)
-    queries: tuple[tuple[str, str], ...]  # this run's shards: (folder of tokens.npy, of wpos/wl.npy)
-    out: str
-    L: int
-
-    def __call__(self) -> dict[str, Any]:
-        src, out, L = Path(self.source), Path(self.out), self.L
-        out.mkdir(parents=True, exist_ok=True)
-        # the reference's tokens read into memory, not mapped: the lookup reads them at random
-        # (a window per compare: 3.6M compares over 37 MB in the bench's first shard), and
-        # numpy asks for huge pages for a large array, where a mapped file has 4 KB ones and
-        # nearly every compare missed the TLB. No more memory than the build of that shard
-        # was planned for (its tokens are a fraction of its suffix array).
-        tokens = load_npy(Path(self.built) / "tokens.npy", mmap=False)
-        wpos, wl = load_npy(src / "wpos.npy"), load_npy(src / "wl.npy")
-        query_wl = [load_npy(Path(w) / "wl.npy") for _, w in self.queries]
-        # every shard of this run in one lookup: the reference's windows are walked once for all
-        # (a lookup per shard walked them once each, about as long for a few queries as for many)
-        heads, ends, qshard, qrun = native.find_windows((tokens, wpos, wl), [
-            (load_npy(Path(t) / "tokens.npy"), load_npy(Path(w) / "wpos.npy"), qwl)
-            for (t, w), qwl in zip(self.queries, query_wl)], L)
-        kept = np.asarray(wpos[heads])
-        theirs = np.asarray(load_npy(src / "gid.npy")[kept]).astype(np.int64)
-        small = _index_dtype(len(wl))
-        queries = [native.count_runs(qwl, L) for qwl in query_wl]
-        save_npy(out / "wpos.npy", kept)
-        save_npy(out / "theirs.npy", theirs)
-        save_npy(out / "heads.npy", heads.astype(small))
-        save_npy(out / "ends.npy", ends.astype(small))
-        save_npy(out / "qshard.npy", qshard)
-        save_npy(out / "qrun.npy", qrun.astype(_index_dtype(max(queries, default=0))))
-        return {"windows": len(wl), "queries": sum(queries), "kept": len(heads),
-                **task_sums([out / f for f in RUN_FILES])}
+def found_files(ctx: "Context") -> list[Path]:
+    """The files the merge keeps of the references' windows found in this run (RUN_FILES of
+    every reduced stream)."""
+    return [st.windows / f for st in streams(ctx) if st.reduced for f in RUN_FILES]
 
 
 def sorted_text(stage: "Stage", ctx: "Context", key: str) -> list[Stream]:
     """The references' window streams for the cross-shard merge: their own sorted windows,
-    read where they are, and over candidate text the extra text made here as tasks
-    (finished ones kept). Nothing without references."""
+    read where they are (looked up by the merge, MergePart), and over candidate text the
+    extra text made here as tasks (finished ones kept). Nothing without references."""
     from .stages.base import ShardJob, chain
-    from .stages.build import sorted_dirs
-    from .stages.candidates import window_dirs, window_folder
+    from .stages.candidates import window_folder
 
     if not ctx.wf.run.reference:
         return []
     L = ctx.wf.substring.window
     repeated = window_folder(ctx.ws, L) / "repeated.npy"
-    mine = window_dirs(ctx.ws, L)
-    queries = tuple((str(b), str(o)) for b, o in zip(sorted_dirs(ctx.ws, ctx.wf), mine))
-    looked_up = [ctx.ws.checksum("windows", k) for k in range(len(mine))]
-    jobs, runs = [], []
+    jobs = []
     for st in streams(ctx):
         s = st.shard
         st.write.mkdir(parents=True, exist_ok=True)
-        if st.reduced:
-            runs.append(ShardJob(s.j, chain(key, "ref_runs", "lookup", s.j, s.ref.checksum("windows", s.k),
-                                            s.ref.checksum("groups", s.k), looked_up),
-                                 [st.windows / f for f in RUN_FILES],
-                                 DistinctWindows(str(st.source), str(st.built), queries, str(st.windows), L)))
         if st.made:
             theirs = window_folder(s.ref.ws, L) / "repeated.npy"
             jobs.append(ShardJob(s.j, chain(key, "ref_text", s.j, s.ref.checksum("tokenize", s.k),
@@ -960,7 +913,6 @@ def sorted_text(stage: "Stage", ctx: "Context", key: str) -> list[Stream]:
                                  [st.windows / f for f in REF_TEXT_FILES],
                                  ExtraText(str(s.shard_dir), str(s.anchors_dir), str(repeated), str(theirs),
                                            str(st.windows), L)))
-    stage.map_shards(ctx, "ref_runs", "reference windows", runs)
     stage.map_shards(ctx, "ref_text", "reference text", jobs)
     return streams(ctx)
 
@@ -969,8 +921,9 @@ def merge_stamps(ctx: "Context") -> list:
     """For the merge's key: what the references' streams are (nothing without references)."""
     if not ctx.wf.run.reference:
         return []
+    # the reduced streams are looked up by the merge itself: their group ids (gid.npy) are read
     return [[s.ref.checksum("windows", s.k) for s in ref_shards(ctx)],
-            [ctx.ws.checksum("ref_runs", st.shard.j) for st in streams(ctx) if st.reduced],
+            ["lookup", [st.shard.ref.checksum("groups", st.shard.k) for st in streams(ctx) if st.reduced]],
             [ctx.ws.checksum("ref_text", s.j) for s in ref_shards(ctx) if s.candidate]]
 
 

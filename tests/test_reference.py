@@ -181,8 +181,12 @@ def test_incremental_equals_combined(cli, tmp_path, seed, L, shard, keep, prefil
              if s in ("candidates", "repeats")}
     size = lambda pattern: sum(p.stat().st_size for p in b.glob(pattern))  # noqa: E731
     assert moved["candidates"]["CrossRange"] > 0
-    # DistinctWindows's files (wpos, theirs, heads, ends, qshard, qrun) beside the merge's run_gid.npy
-    assert moved["repeats"]["DistinctWindows"] == size("substring/*/L*/ref0_shard_*/[wtehq]*.npy") > 0
+    # the merge parts look this run's windows up in the reference's (MergePart); the files of the
+    # reference windows found (wpos, theirs, heads, ends) are joined from the parts with every
+    # stream's run_gid.npy (JoinShard)
+    assert moved["repeats"]["MergePart"] > 0
+    assert moved["repeats"]["JoinShard"] == size("substring/*/L*/**/run_gid.npy") + \
+        size("substring/*/L*/ref0_shard_*/[wthe]*.npy") > size("substring/*/L*/**/run_gid.npy")
 
 
 def test_incremental_equals_combined_sentencepiece(cli, tmp_path):

@@ -112,14 +112,13 @@ def _first_at_least(tokens: np.ndarray, wpos: np.ndarray, t: int) -> int:
     return lo
 
 
-def merge_plan(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray]], L: int, parts: int) -> list[list[tuple]]:
-    """Where to cut the merge into `parts` independent merges: streams (tokens, wpos, wl)
-    are cut where the windows' first token reaches a pivot, so equal windows never fall in
-    two parts, and the parts are balanced by window count. Per part, per stream, (i, e, ri,
-    re): its windows wpos[i:e] and their distinct windows' ids run_gid[ri:re]."""
+def merge_pivots(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray]], parts: int) -> list[int]:
+    """The first tokens where the merge is cut into `parts` (merge_plan): each the smallest
+    that puts j/parts of the streams' windows below it, so the parts are balanced by window
+    count and equal windows never fall in two."""
     top = max((int(t[w[-1]]) for t, w, _ in streams if len(w)), default=0)
     total = sum(len(w) for _, w, _ in streams)
-    cuts = [[0] * len(streams)]
+    pivots: list[int] = []
     pivot = 0
     for j in range(1, parts):
         lo, hi = pivot, top + 1  # the smallest pivot that puts j/parts of the windows below it
@@ -130,8 +129,20 @@ def merge_plan(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray]], L: int,
             else:
                 lo = mid + 1
         pivot = lo
-        cuts.append([_first_at_least(t, w, pivot) for t, w, _ in streams])
-    cuts.append([len(w) for _, w, _ in streams])
+        pivots.append(pivot)
+    return pivots
+
+
+def merge_plan(streams: list[tuple[np.ndarray, np.ndarray, np.ndarray]], L: int, parts: int,
+               pivots: list[int] | None = None) -> list[list[tuple]]:
+    """Where to cut the merge into `parts` independent merges: streams (tokens, wpos, wl)
+    are cut where the windows' first token reaches a pivot (merge_pivots, unless given), so
+    equal windows never fall in two parts, and the parts are balanced by window count. Per
+    part, per stream, (i, e, ri, re): its windows wpos[i:e] and their distinct windows' ids
+    run_gid[ri:re]."""
+    pivots = merge_pivots(streams, parts) if pivots is None else pivots
+    cuts = [[0] * len(streams), *([_first_at_least(t, w, p) for t, w, _ in streams] for p in pivots),
+            [len(w) for _, w, _ in streams]]
     plan = []
     for a, b in zip(cuts[:-1], cuts[1:]):
         plan.append([(i, e, native.count_runs(wl[:i], L), native.count_runs(wl[:e], L))
@@ -173,67 +184,64 @@ class MergePart:
     # in its folder, their ids written in this one's: sadedup/reference.py)
     outs: tuple[str, ...] = ()
     # the shards' tokens read into memory instead of mapped, when the driver found they fit a
-    # worker's share of the budget: the merge reads them at random (a reference's reduced
-    # stream too, where heads tie), and through a file map of 4 KB pages nearly every read
-    # misses the TLB, while numpy's own allocation of this size is given huge pages (256 MB
-    # of web text: the merge's CPU 6.9 -> 5.2 s; see also reference.DistinctWindows)
+    # worker's share of the budget: the merge reads them at random (a reference's stream too,
+    # where it is looked up), and through a file map of 4 KB pages nearly every read misses
+    # the TLB, while numpy's own allocation of this size is given huge pages (256 MB of web
+    # text: the merge's CPU 6.9 -> 5.2 s; the lookup in a reference shard 1.51-1.64 -> 1.22-1.35 s)
     in_memory: bool = False
-    # a reference's windows found equal to windows of this run (reference.DistinctWindows:
-    # folders of qshard.npy, qrun.npy), not merged themselves: each is one more occurrence of
-    # the window of this run it equals (query shard q is stream `queries[q]` of the merge),
-    # counted there (native.merge's extra), and takes that window's group id, written beside
-    # them (run_gid.part<k>.npy) for those of this part. The ids are those a merge of them all
-    # gives: a found window is in a group with a window of this run, in the same key range.
-    found: tuple[str, ...] = ()
-    queries: tuple[int, ...] = ()
+    # a reference's sorted windows (--reference) in which this run's distinct windows (the
+    # streams from `q0` on: its shards) are looked up as the merge reaches them
+    # (native.merge_lookup): per reference stream, (its tokens.npy, the folder of its wpos.npy,
+    # wl.npy and gid.npy, this run's folder for what it found, this part's windows of it
+    # [a, b)). A window found is not merged: it is one more occurrence of the window of this run
+    # it equals, and takes that one's group id. Written per part beside the ids
+    # (<file>.part<k>.npy, joined by JoinShard): reference.RUN_FILES and run_gid.
+    q0: int = 0
+    lookups: tuple[tuple[str, str, str, int, int], ...] = ()
 
     def __call__(self) -> dict[str, Any]:
         outs = [Path(odir) / f"run_gid.part{self.k:05d}.npy" for odir in self.outs or self.windows]
         # the part's ids, from 0, are fewer than its distinct windows: int32 when those are
         ids = np.int32 if sum(re - ri for *_, ri, re in self.slices) < (1 << 31) else np.int64
-        found = [(np.load(Path(d) / "qshard.npy"), np.load(Path(d) / "qrun.npy")) for d in self.found]
-        extras: list[Any] = [None] * len(self.slices)
-        picks = []  # per found folder, per query shard: (its entries in this part, their runs in the part's slice)
-        for qshard, qrun in found:
-            picks.append([])
-            for q, s in enumerate(self.queries):
-                ri, re = self.slices[s][2:]
-                at = np.flatnonzero((qshard == q) & (qrun >= ri) & (qrun < re))
-                if extras[s] is None:
-                    extras[s] = np.zeros(re - ri, np.uint8)
-                # one more, whichever references found it: a window of this run with a
-                # found one is repeated, which is all the count decides
-                extras[s][qrun[at] - ri] = 1
-                picks[-1].append((at, qrun[at] - ri))
         wrote = 0
         with ExitStack() as stack:  # written by the kernel straight into the files' maps
             piece = [(load_npy(Path(tok), mmap=not self.in_memory), load_npy(Path(odir) / "wpos.npy")[i:e],
-                      load_npy(Path(odir) / "wl.npy")[i:e], stack.enter_context(npy_in_place(out, ids, re - ri)),
-                      extra)
-                     for tok, odir, (i, e, ri, re), out, extra in zip(self.tokens, self.windows, self.slices, outs,
-                                                                       extras)]
-            groups = native.merge(piece, self.L)
-            for d, per_query in zip(self.found, picks):
-                # this part's entries are one stretch of the folder's (in key order, as the parts)
-                at = np.concatenate([a for a, _ in per_query] + [np.zeros(0, np.int64)])
-                order = np.argsort(at, kind="stable")
-                got = np.concatenate([np.asarray(piece[s][3][r]) for s, (_, r) in zip(self.queries, per_query)]
-                                     + [np.zeros(0, ids)])
-                out = Path(d) / f"run_gid.part{self.k:05d}.npy"
-                save_npy(out, got[order].astype(ids, copy=False))
-                wrote += file_bytes([out])
+                      load_npy(Path(odir) / "wl.npy")[i:e], stack.enter_context(npy_in_place(out, ids, re - ri)))
+                     for tok, odir, (i, e, ri, re), out in zip(self.tokens, self.windows, self.slices, outs)]
+            if not self.lookups:
+                groups = native.merge(piece, self.L)
+            else:
+                refs = [(load_npy(Path(tok), mmap=not self.in_memory), load_npy(Path(src) / "wpos.npy")[a:b],
+                         load_npy(Path(src) / "wl.npy")[a:b]) for tok, src, _, a, b in self.lookups]
+                groups, found = native.merge_lookup(piece, self.L, self.q0, refs, ids)
+                del refs
+                for (_, src, odir, a, _), (heads, ends, gid) in zip(self.lookups, found):
+                    wpos = load_npy(Path(src) / "wpos.npy")
+                    heads += a
+                    ends += a
+                    kept = np.asarray(wpos[heads])
+                    small = reference.index_dtype(len(wpos))
+                    files = {"wpos": kept, "theirs": np.asarray(load_npy(Path(src) / "gid.npy")[kept]).astype(np.int64),
+                             "heads": heads.astype(small), "ends": ends.astype(small), "run_gid": gid}
+                    for name, arr in files.items():
+                        out = Path(odir) / f"{name}.part{self.k:05d}.npy"
+                        save_npy(out, arr)
+                        wrote += file_bytes([out])
         return {"groups": groups, "wrote": file_bytes(outs) + wrote}
 
 
 @dataclass(frozen=True)
 class JoinShard:
     """Task: one shard's run_gid.npy from the merge parts' files, each part's ids moved past
-    the groups of the parts before it."""
+    the groups of the parts before it. `found`: a reference stream's folder of windows looked
+    up (MergePart.lookups), whose other files (reference.RUN_FILES) are joined from the parts'
+    too."""
     window_dir: str
     shifts: tuple[int, ...]
     # the joined ids' dtype: int32 when every group id fits (the merge's groups < 2^31 - 1,
     # as gid.npy's), half the bytes of int64 to fault in and write (600 MB at 1 GB of web text)
     ids: str = "int64"
+    found: bool = False
 
     def __call__(self) -> dict[str, Any]:
         odir = Path(self.window_dir)
@@ -247,9 +255,17 @@ class JoinShard:
                 if shift:
                     np.add(seg, shift, out=seg, where=seg >= 0)
                 at += len(a)
+        written = [odir / "run_gid.npy"]
+        if self.found:
+            for f in reference.RUN_FILES:
+                name = f.removesuffix(".npy")
+                pieces = [odir / f"{name}.part{k:05d}.npy" for k in range(len(self.shifts))]
+                save_npy(odir / f, np.concatenate([np.load(p) for p in pieces]))
+                written.append(odir / f)
+                parts += pieces
         for p in parts:
             p.unlink()
-        return {"wrote": file_bytes([odir / "run_gid.npy"])}
+        return {"wrote": file_bytes(written)}
 
 
 @dataclass(frozen=True)
@@ -292,7 +308,8 @@ class Repeats(Stage):
     def whole(self, ctx: Context, key: str) -> bool:
         ws = ctx.ws
         built, outs, wkeys, mkey, gkeys = self._plan(ctx, key)
-        merged = [o / "run_gid.npy" for o in [*(s.write for s in reference.streams(ctx)), *outs]]
+        merged = [o / "run_gid.npy" for o in [*(s.write for s in reference.streams(ctx)), *outs]] + \
+            reference.found_files(ctx)
         return ws.is_done("merge", mkey, files=merged) and all(
             ws.is_done("windows", wkeys[k], shard=k, files=[o / f for f in WINDOW_FILES])
             and ws.is_done("groups", gkeys[k], shard=k, files=[o / f for f in GROUP_FILES]) for k, o in enumerate(outs))
@@ -312,16 +329,17 @@ class Repeats(Stage):
         # this run's, so group ids span both (sadedup/reference.py); their ids go to this folder
         refs = reference.sorted_text(self, ctx, key)
         t1 = time.perf_counter()
-        run_gids = [o / "run_gid.npy" for o in [*(s.write for s in refs), *outs]]
+        run_gids = [o / "run_gid.npy" for o in [*(s.write for s in refs), *outs]] + reference.found_files(ctx)
         mkey = self._plan(ctx, key)[3]  # the windows just made are in it
         merged = todo or ctx.force or not ws.is_done("merge", mkey, files=run_gids)
         if merged:
-            # a reference's reduced streams are not merged: each of their windows equals one
-            # of this run's, counted on it and given its id (MergePart)
+            # a reference's reduced streams are not merged: this run's windows are looked up in
+            # them as the merge reaches them, and a window found is counted on the one of this
+            # run it equals and given its id (MergePart)
             mixed = [s for s in refs if not s.reduced]
             groups = self._merge(ctx, [*(s.built for s in mixed), *built], [*(s.windows for s in mixed), *outs], L,
                                  max(1, ctx.wf.run.n_workers), [*(s.write for s in mixed), *outs],
-                                 [s.windows for s in refs if s.reduced])
+                                 [(s.built / "tokens.npy", s.source, s.windows) for s in refs if s.reduced])
             faults.point("repeats.merge")
             ws.mark("merge", mkey, "done", files=run_gids, groups=groups)
         else:
@@ -342,26 +360,41 @@ class Repeats(Stage):
 
     @staticmethod
     def _merge(ctx: Context, built: list[Path], outs: list[Path], L: int, parts: int,
-               write: list[Path] | None = None, found: list[Path] | None = None) -> int:
+               write: list[Path] | None = None, lookups: list[tuple[Path, Path, Path]] | None = None) -> int:
         """The cross-shard merge as tasks: `parts` merges of disjoint key ranges, then per
         shard its run_gid.npy joined from the parts, each part's ids moved past the groups of
         the parts before it; the result is the one merge's. `write`: per stream, the folder
-        its run_gid.npy goes to (default: its windows' folder, `outs`). `found`: folders of a
-        reference's windows found equal to windows of this run's shards, the last streams of
-        `outs` (MergePart): counted on those, not merged, their run_gid.npy made too."""
-        plan = merge_plan([(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
-                           for b, o in zip(built, outs)], L, parts)
+        its run_gid.npy goes to (default: its windows' folder, `outs`). `lookups`: a
+        reference's sorted streams, (tokens.npy, folder of wpos/wl/gid.npy, folder for what is
+        found), in which this run's shards (the last streams of `outs`) are looked up by the
+        merge parts (MergePart), each in the same key range of them: not merged, counted on
+        the windows of this run they equal; their found windows' files joined from the parts."""
+        streams = [(load_npy(b / "tokens.npy"), load_npy(o / "wpos.npy"), load_npy(o / "wl.npy"))
+                   for b, o in zip(built, outs)]
+        pivots = merge_pivots(streams, parts)
+        plan = merge_plan(streams, L, parts, pivots)
         tokens, windows = tuple(str(b / "tokens.npy") for b in built), tuple(map(str, outs))
         dest = windows if write is None else tuple(map(str, write))
-        in_memory = sum(os.path.getsize(t) for t in tokens) <= usable_budget(ctx.wf) // max(len(plan), 1)
-        found_dirs = tuple(map(str, found or ()))
+        lookups = lookups or []
+        # each part reads every reference stream it looks windows up in, at random, like its own
+        sizes = sum(os.path.getsize(t) for t in tokens) + sum(os.path.getsize(t) for t, _, _ in lookups)
+        in_memory = sizes <= usable_budget(ctx.wf) // max(len(plan), 1)
+        # the reference streams cut at the same first tokens as the merged ones
+        ref_cuts = []
+        for tok, src, _ in lookups:
+            t, w = load_npy(tok), load_npy(src / "wpos.npy")
+            ref_cuts.append([0, *(_first_at_least(t, w, p) for p in pivots), len(w)])
         # the query shards of the lookups are this run's shards, the last streams
-        queries = tuple(range(len(outs) - len(sorted_dirs(ctx.ws, ctx.wf)), len(outs))) if found_dirs else ()
+        q0 = len(outs) - len(sorted_dirs(ctx.ws, ctx.wf))
         counts = [0] * len(plan)
-        for k, res in ctx.executor.imap([MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest,
-                                                   in_memory, found_dirs, queries) for k, p in enumerate(plan)]):
+        tasks = [MergePart(k, tokens, windows, tuple(p), L, () if write is None else dest, in_memory, q0,
+                           tuple((str(tok), str(src), str(out), c[k], c[k + 1])
+                                 for (tok, src, out), c in zip(lookups, ref_cuts)))
+                 for k, p in enumerate(plan)]
+        for k, res in ctx.executor.imap(tasks):
             counts[k] = res["groups"]
         shifts = tuple(int(x) for x in np.concatenate(([0], np.cumsum(counts)[:-1])))
         ids = "int32" if sum(counts) < (1 << 31) - 1 else "int64"
-        run_all(ctx.executor, [JoinShard(o, shifts, ids) for o in (*dest, *found_dirs)])
+        run_all(ctx.executor, [*(JoinShard(o, shifts, ids) for o in dest),
+                               *(JoinShard(str(out), shifts, ids, True) for _, _, out in lookups)])
         return int(sum(counts))

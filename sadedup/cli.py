@@ -31,9 +31,10 @@ if (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "sadedup") and \
 import functools
 import gc
 import importlib
+import re
 import traceback
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, get_args, get_origin
 
 import typer
 import typer.core
@@ -101,6 +102,72 @@ def _bare_flags(params: list) -> list:
     return params
 
 
+_MISS = object()
+_DIGITS = re.compile(r"0|[1-9][0-9]{0,17}")
+
+
+class _PlainCoercion:
+    """Typer 0.2x coerces every option's value (a default or None too) through a pydantic
+    TypeAdapter it builds on first use: importing pydantic and building the adapters cost each
+    command 0.44G instructions (5% of a 100 MB MinHash run's whole process) before it did
+    anything. The values sadedup's options take come as click parsed them: text stays text,
+    a list of texts a list, a parser's result is the result, a plain decimal an int. Those are
+    given here as typer's adapters give them; anything else (a bad number, a bool spelt out, a
+    parser that refuses) goes to typer's own coercion, so its errors and results are typer's."""
+
+    def __init__(self, param: Any) -> None:
+        self.param = param
+        self.full: Any = None
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        multi = param.multiple or param.nargs == -1
+        if value is None:
+            return () if multi else None
+        if multi:
+            got = self._list(value) if isinstance(value, (list, tuple)) else _MISS
+        else:
+            got = self._leaf(value)
+        if got is not _MISS:
+            return got
+        if self.full is None:
+            self.full = typer.core.build_runtime_param(param.type_descriptor)
+        return self.full.coerce(value, param=param, ctx=ctx)
+
+    def _list(self, values: Any) -> Any:
+        out = [self._leaf(v) for v in values]
+        return _MISS if any(v is _MISS for v in out) else out
+
+    def _leaf(self, value: Any) -> Any:
+        d = self.param.type_descriptor
+        info, kind = d.parameter_info, d.annotation
+        if get_origin(kind) is list:
+            kind = get_args(kind)[0]
+        if info.parser is not None:
+            try:
+                return info.parser(value)
+            except Exception:
+                return _MISS  # typer's coercion calls it again and says what it says
+        if kind is str and type(value) is str:
+            return value
+        if kind is bool and type(value) is bool:
+            return value
+        if kind is int and info.min is None and info.max is None and not info.clamp:
+            if type(value) is int:
+                return value
+            if type(value) is str and _DIGITS.fullmatch(value):
+                return int(value)
+        return _MISS
+
+
+def _plain_coercion(params: list) -> list:
+    """Typer's parameters (0.2x: those with a runtime coercion not built yet) get _PlainCoercion."""
+    for p in params:
+        if getattr(p, "_runtime_param", _MISS) is None and hasattr(p, "type_descriptor") and \
+                hasattr(typer.core, "build_runtime_param"):
+            p._runtime_param = _PlainCoercion(p)
+    return params
+
+
 class _Command(typer.core.TyperCommand):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
@@ -111,12 +178,12 @@ class _Command(typer.core.TyperCommand):
         return super().invoke(ctx)
 
     def get_params(self, ctx: Any) -> list:
-        return _bare_flags(super().get_params(ctx))
+        return _plain_coercion(_bare_flags(super().get_params(ctx)))
 
 
 class _Group(typer.core.TyperGroup):
     def get_params(self, ctx: Any) -> list:
-        return _bare_flags(super().get_params(ctx))
+        return _plain_coercion(_bare_flags(super().get_params(ctx)))
 
 
 app = typer.Typer(

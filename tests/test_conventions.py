@@ -552,6 +552,28 @@ def test_the_command_line_is_built_without_the_database_layer():
                         "sqlalchemy", "sadedup.inspect", "sadedup.api") == []
 
 
+def test_a_command_parses_its_options_without_pydantic():
+    """Typer 0.2x coerces every option value through pydantic adapters it builds on first use:
+    importing pydantic and building them cost every command 0.44G instructions before it did
+    anything. sadedup's options (text, lists, a parser's folder, a number, flags) are coerced
+    without it (cli._PlainCoercion), to the values typer's own coercion gives."""
+    argv = ["sadedup", "--quiet", "run", "--input", "a.jsonl", "-i", "b.jsonl", "--output", "o.jsonl", "--workdir",
+            "file:///tmp/w", "--reference", "/tmp/r", "--set", "a.b=1", "--workers", "2", "--restart", "-m", "4GB"]
+    code = ("import sys, typer.core, sadedup.cli as cli\n"
+            "got = {}\n"
+            "cli._Command.invoke = lambda self, ctx: got.update(ctx.params)\n"
+            f"sys.argv = {argv!r}\n"
+            "cli.main()\n"
+            "print(repr(sorted(got.items())), file=sys.stderr)")
+    assert loaded_after(code, "pydantic") == []
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}).stderr
+    got = dict(eval(out, {"PosixPath": Path}))
+    assert got["input"] == ["a.jsonl", "b.jsonl"] and got["output"] == "o.jsonl" and got["set"] == ["a.b=1"]
+    assert got["workdir"] == Path("/tmp/w") and got["reference"] == [Path("/tmp/r")] and got["workers"] == 2
+    assert got["restart"] is True and got["memory_budget"] == "4GB" and got["workflow"] is None
+
+
 def test_every_public_name_resolves():
     """The package's names load on first use (sadedup/__init__.py): each one listed resolves to
     the object its module defines, and an unknown one is an AttributeError."""

@@ -16,9 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from corpus import planted_corpus as substring_corpus
-from helpers import db_rows
-from nearcopies import planted_corpus as near_corpus
+from helpers import db_rows, decisions, sequence_corpus
 
 import sadedup
 from sadedup import pipeline
@@ -28,26 +26,7 @@ SMALL = ["--set", "substring.min_length=20", "--workers", "1"]
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
-    """Near copies at several edit rates (so a MinHash threshold moves decisions) followed by
-    documents with repeated passages (so the substring stage cuts)."""
-    d = tmp_path_factory.mktemp("seq")
-    near = near_corpus(3, 40, rates=(0.02, 0.1, 0.2), words=(60, 200)).docs
-    docs = near + substring_corpus(random.Random(9), 120, 300)
-    path = d / "in.jsonl"
-    with open(path, "w", encoding="utf-8") as f:
-        for i, t in enumerate(docs):
-            f.write(json.dumps({"id": f"d{i}", "text": t}, ensure_ascii=False) + "\n")
-    return path
-
-
-def decisions(work: Path) -> list:
-    """The documents' decisions, the spans and the clusters with their ids: `explain` and SQL
-    name spans and clusters by id, so a folder brought current must number them as a fresh run."""
-    return (db_rows(work, "SELECT doc_id, status, reason, n_tokens, removed_tokens FROM documents ORDER BY doc_id")
-            + db_rows(work, "SELECT span_id, method, doc_id, tok_start, tok_end, char_start, char_end, src_doc_id, "
-                            "src_tok_start FROM spans ORDER BY doc_id, tok_start")
-            + db_rows(work, "SELECT c.cluster_id, c.method, m.doc_id, c.kept_doc_id FROM cluster_members m JOIN "
-                            "clusters c USING (cluster_id) ORDER BY c.method, m.doc_id"))
+    return sequence_corpus(tmp_path_factory.mktemp("seq") / "in.jsonl")
 
 
 def sadedup_cli(cwd: Path, *args) -> subprocess.CompletedProcess:

@@ -274,6 +274,47 @@ static int64_t count_runs(const uint16_t *wl, int64_t nw, int64_t L) {
     return runs;
 }
 
+/* The streams of merge and merge_lookup, each (tokens, wpos, wpos64, wl, run_gid, run_gid64[, extra]),
+ * checked and set in st (5 buffers a stream in bufs; *got: how many streams hold buffers to
+ * release). *queries: the distinct windows of the streams from q0 on. 0, or -1 with the error set. */
+static int parse_streams(PyObject *list, sd_stream *st, Py_buffer *bufs, Py_ssize_t *got, int es, int64_t L,
+                         Py_ssize_t q0, int64_t *queries) {
+    Py_ssize_t k = PyList_GET_SIZE(list);
+    *queries = 0;
+    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); return -1; }
+    if (es != 1 && es != 2 && es != 4) {
+        PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
+        return -1;
+    }
+    for (Py_ssize_t s = 0; s < k; s++) {
+        int wpos64, run_gid64;
+        Py_buffer *b = &bufs[5 * s];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p|y*", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64,
+                              &b[4]))
+            return -1;
+        *got = s + 1;
+        int64_t nw = b[2].len / 2;
+        if (!need(&b[1], nw * W(wpos64), "wpos")) return -1;
+        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64, b[4].buf};
+        /* every window must lie inside the token buffer */
+        for (int64_t j = 0; j < nw; j++) {
+            int64_t p = idx_at(b[1].buf, j, wpos64);
+            if (p < 0 || (p + L) * es > b[0].len) {
+                PyErr_Format(PyExc_ValueError, "stream %zd: window at %lld runs past the tokens", s, (long long)p);
+                return -1;
+            }
+        }
+        int64_t runs = count_runs(b[2].buf, nw, L);
+        if (!need(&b[3], runs * W(run_gid64), "run_gid")) return -1;
+        if (b[4].obj && b[4].len != runs) {
+            PyErr_Format(PyExc_ValueError, "stream %zd: extra needs one count per distinct window", s);
+            return -1;
+        }
+        if (s >= q0) *queries += runs;
+    }
+    return 0;
+}
+
 /* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid, run_gid64[, extra]),
  * extra (uint8, one per distinct window) optional. */
 static PyObject *py_merge(PyObject *self, PyObject *args) {
@@ -287,32 +328,8 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     Py_ssize_t got = 0;
     PyObject *ret = NULL;
     if (!st || !bufs) { PyErr_NoMemory(); goto done; }
-    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
-    for (Py_ssize_t s = 0; s < k; s++) {
-        int wpos64, run_gid64;
-        Py_buffer *b = &bufs[5 * s];
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p|y*", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64,
-                              &b[4]))
-            goto done;
-        got = s + 1;
-        int64_t nw = b[2].len / 2;
-        if (!need(&b[1], nw * W(wpos64), "wpos")) goto done;
-        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64, b[4].buf};
-        /* every window must lie inside the token buffer */
-        for (int64_t j = 0; j < nw; j++) {
-            int64_t p = idx_at(b[1].buf, j, wpos64);
-            if (p < 0 || (p + L) * es > b[0].len) {
-                PyErr_Format(PyExc_ValueError, "stream %zd: window at %lld runs past the tokens", s, (long long)p);
-                goto done;
-            }
-        }
-        int64_t runs = count_runs(b[2].buf, nw, L);
-        if (!need(&b[3], runs * W(run_gid64), "run_gid")) goto done;
-        if (b[4].obj && b[4].len != runs) {
-            PyErr_Format(PyExc_ValueError, "stream %zd: extra needs one count per distinct window", s);
-            goto done;
-        }
-    }
+    int64_t queries;
+    if (parse_streams(list, st, bufs, &got, es, L, k, &queries) < 0) goto done;
     int64_t G;
     Py_BEGIN_ALLOW_THREADS
     G = sd_merge(st, (int)k, es, L);
@@ -402,38 +419,8 @@ static PyObject *py_merge_lookup(PyObject *self, PyObject *args) {
     PyObject *ret = NULL;
     int64_t queries = 0;
     if (!st || !rf || !bufs || !rbufs) { PyErr_NoMemory(); goto done; }
-    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
-    if (es != 1 && es != 2 && es != 4) {
-        PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
-        goto done;
-    }
     if (q0 < 0 || q0 > k) { PyErr_SetString(PyExc_ValueError, "q0 must be a stream index"); goto done; }
-    for (Py_ssize_t s = 0; s < k; s++) {
-        int wpos64, run_gid64;
-        Py_buffer *b = &bufs[5 * s];
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p|y*", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64,
-                              &b[4]))
-            goto done;
-        got = s + 1;
-        int64_t nw = b[2].len / 2;
-        if (!need(&b[1], nw * W(wpos64), "wpos")) goto done;
-        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64, b[4].buf};
-        /* every window must lie inside the token buffer */
-        for (int64_t j = 0; j < nw; j++) {
-            int64_t p = idx_at(b[1].buf, j, wpos64);
-            if (p < 0 || (p + L) * es > b[0].len) {
-                PyErr_Format(PyExc_ValueError, "stream %zd: window at %lld runs past the tokens", s, (long long)p);
-                goto done;
-            }
-        }
-        int64_t runs = count_runs(b[2].buf, nw, L);
-        if (!need(&b[3], runs * W(run_gid64), "run_gid")) goto done;
-        if (b[4].obj && b[4].len != runs) {
-            PyErr_Format(PyExc_ValueError, "stream %zd: extra needs one count per distinct window", s);
-            goto done;
-        }
-        if (s >= q0) queries += runs;
-    }
+    if (parse_streams(list, st, bufs, &got, es, L, q0, &queries) < 0) goto done;
     for (Py_ssize_t j = 0; j < nr; j++) {
         int rpos64, gid64;
         Py_buffer *b = &rbufs[7 * j];

@@ -263,18 +263,9 @@ def count_runs(wl: np.ndarray, L: int) -> int:
     return int(np.count_nonzero(wl < L)) + int(len(wl) > 0 and wl[0] >= L)
 
 
-def merge(streams: Sequence[tuple], L: int) -> int:
-    """k-way merge of (tokens, wpos, wl, run_gid[, extra]) streams; fills run_gid, returns #groups.
-
-    All token arrays must share one dtype. run_gid (int64, or int32 when the groups are known
-    to number fewer than 2^31; one per distinct window of the shard) receives the global group
-    id, or -1 for a window that occurs once in the corpus. extra (optional, uint8, one per
-    distinct window; None: none) counts occurrences of the window outside every stream merged
-    (a reference's windows found equal to it by find_windows): they add to its group's count,
-    so a window once in the streams but also found elsewhere is repeated.
-    """
-    if not streams:
-        return 0
+def _merge_streams(streams: Sequence[tuple]) -> tuple[int, list[tuple]]:
+    """The token size and the native arguments of merge's (tokens, wpos, wl, run_gid[, extra])
+    streams, their dtypes checked."""
     es = token_size(streams[0][0])
     args = []
     for tokens, wpos, wl, run_gid, *rest in streams:
@@ -287,6 +278,22 @@ def merge(streams: Sequence[tuple], L: int) -> int:
             raise TypeError("extra must be uint8")
         args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray(),
                      _is64(run_gid), *(() if extra is None else (_buf(extra) if extra.size else b"",))))
+    return es, args
+
+
+def merge(streams: Sequence[tuple], L: int) -> int:
+    """k-way merge of (tokens, wpos, wl, run_gid[, extra]) streams; fills run_gid, returns #groups.
+
+    All token arrays must share one dtype. run_gid (int64, or int32 when the groups are known
+    to number fewer than 2^31; one per distinct window of the shard) receives the global group
+    id, or -1 for a window that occurs once in the corpus. extra (optional, uint8, one per
+    distinct window; None: none) counts occurrences of the window outside every stream merged
+    (a reference's windows found equal to it by find_windows): they add to its group's count,
+    so a window once in the streams but also found elsewhere is repeated.
+    """
+    if not streams:
+        return 0
+    es, args = _merge_streams(streams)
     return _native.merge(args, es, int(L))
 
 
@@ -304,21 +311,8 @@ def merge_lookup(streams: Sequence[tuple], L: int, q0: int,
     (`gid_dtype`)."""
     if not streams:
         return 0, [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, gid_dtype)) for _ in refs]
-    es = token_size(streams[0][0])
-    args = []
-    queries = 0
-    for s, (tokens, wpos, wl, run_gid, *rest) in enumerate(streams):
-        extra = rest[0] if rest else None
-        if token_size(tokens) != es:
-            raise TypeError("all shards must use the same token dtype")
-        if run_gid.dtype not in (np.int64, np.int32) or wl.dtype != np.uint16:
-            raise TypeError("run_gid must be int64 or int32 and wl uint16")
-        if extra is not None and extra.dtype != np.uint8:
-            raise TypeError("extra must be uint8")
-        args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray(),
-                     _is64(run_gid), *(() if extra is None else (_buf(extra) if extra.size else b"",))))
-        if s >= q0:
-            queries += count_runs(wl, L)
+    es, args = _merge_streams(streams)
+    queries = sum(count_runs(wl, L) for _, _, wl, *_ in streams[q0:])
     out, rargs = [], []
     for rt, rpos, rwl in refs:
         if token_size(rt) != es or rwl.dtype != np.uint16:

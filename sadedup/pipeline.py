@@ -143,6 +143,10 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     if restart:
         _check_not_inside_what_restart_deletes(root)
     refs = reference.check(wf, root, output)  # a reference that is unfinished or made otherwise: refused before any write
+    for ref, upstream in reference.unlisted_upstream(refs):
+        from .progress import warn
+        warn(f"reference {ref} was deduplicated against {upstream}, which is not a reference here: documents "
+             f"it dropped as copies of that folder's are not seen (add --reference {upstream} to dedup against both)")
     try:
         if output is not None:  # after the references: one's own output is refused as that, by name
             check_not_anothers(output_of(output), root)

@@ -589,6 +589,20 @@ def check(wf: "Workflow", here: Path, output: str | Path | None = None) -> list[
     return refs
 
 
+def unlisted_upstream(refs: list[Reference]) -> list[tuple[Path, Path]]:
+    """(reference, its own reference) for each folder a given reference was itself deduplicated
+    against that is not given too: a reference is its own kept documents only, so what it
+    dropped as a copy of that folder's text is not seen (a chain of dumps names them all)."""
+    given = {r.root.resolve() for r in refs}
+    out = []
+    for r in refs:
+        for p in _recorded_references(r.root):
+            q = Path(p) if is_url(p) else Path(p).resolve()
+            if q not in given:
+                out.append((r.root, q))
+    return out
+
+
 def _outputs_of(r: Reference) -> set[Path]:
     """The local files a reference's export wrote (its output, or the parts of a sharded one)."""
     from .outputs import output_of

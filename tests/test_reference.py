@@ -458,3 +458,29 @@ def test_bounds_place_like_searchsorted(seed):
     q = rng.integers(0, bounds[-1], size=int(rng.integers(1, 3000))).astype(np.int64)
     q[:2] = [0, bounds[-1] - 1]
     assert np.array_equal(_Bounds(bounds)(q), np.searchsorted(bounds, q, side="right") - 1)
+
+
+def test_a_reference_of_a_reference_not_given_is_warned(cli, tmp_path):
+    """A folder made against another is its own kept documents only: naming it alone as the
+    reference does not see what it dropped as copies of its own reference, and the run says so
+    (naming both, it does not, and those copies are dropped)."""
+    rng = random.Random(11)
+    d0 = [random_text(rng, 400) for _ in range(20)]
+    d1 = [random_text(rng, 400) for _ in range(10)] + d0[:8]
+    a, b = write(tmp_path / "a.jsonl", "a", d0), write(tmp_path / "b.jsonl", "b", d1)
+    sets = ["--set", "stages=exact", *FAST]
+    cli("run", "-q", "--input", a, "--output", tmp_path / "oa.jsonl", "--workdir", tmp_path / "wa", *sets)
+    cli("run", "-q", "--input", b, "--output", tmp_path / "ob.jsonl", "--workdir", tmp_path / "wb",
+        "--reference", tmp_path / "wa", *sets)
+    assert rows(tmp_path / "wb", "SELECT count(*) FROM documents WHERE status = 'dropped'") == [(8,)]
+    # the same dump again, against wb alone: d0's copies that wb dropped are not in wb's kept text
+    p = cli("run", "-q", "--input", b, "--output", tmp_path / "oc.jsonl", "--workdir", tmp_path / "wc",
+            "--reference", tmp_path / "wb", *sets)
+    assert f"reference {tmp_path / 'wb'} was deduplicated against {tmp_path / 'wa'}, which is not a reference " \
+           f"here" in p.stderr, p.stderr
+    assert f"add --reference {tmp_path / 'wa'}" in p.stderr
+    assert rows(tmp_path / "wc", "SELECT count(*) FROM documents WHERE status = 'kept'") == [(8,)]
+    p = cli("run", "-q", "--input", b, "--output", tmp_path / "od.jsonl", "--workdir", tmp_path / "wd",
+            "--reference", tmp_path / "wb", "--reference", tmp_path / "wa", *sets)
+    assert "warning" not in p.stderr, p.stderr
+    assert rows(tmp_path / "wd", "SELECT status, count(*) FROM documents GROUP BY 1") == [("dropped", 18)]

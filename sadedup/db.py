@@ -6,6 +6,7 @@ executemany in one transaction, with WAL journaling, so millions of span rows co
 """
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,7 +18,7 @@ import numpy as np
 from sqlalchemy import (Column, Connection, Engine, Float, Index, Integer, MetaData, String, Table, Text,
                         create_engine, event, exc, text)
 
-from .errors import SadedupError
+from .errors import Interrupted, SadedupError
 from .store import column_rows  # noqa: F401  (db.column_rows: the rows bulk_insert takes)
 
 metadata = MetaData()
@@ -162,14 +163,31 @@ def _pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
+def _not_an_interrupt(record: logging.LogRecord) -> bool:
+    """Whether a pool's log record is kept: not when it reports a Ctrl-C or SIGTERM that came
+    while a connection was being closed or reset. The pool logs what it caught with its
+    traceback ("Exception closing connection") and then raises it again when it is not an
+    Exception, so the command still stops with its one line; only the traceback goes."""
+    exc_type = record.exc_info[0] if record.exc_info else None
+    return not (exc_type is not None and issubclass(exc_type, (Interrupted, KeyboardInterrupt)))
+
+
+def quiet_pool_interrupts(engine: Engine) -> Engine:
+    """`engine`, its pool's log made to drop interrupts' tracebacks (_not_an_interrupt)."""
+    logger = logging.getLogger(f"{type(engine.pool).__module__}.{type(engine.pool).__name__}")
+    if _not_an_interrupt not in logger.filters:
+        logger.addFilter(_not_an_interrupt)
+    return engine
+
+
 def open_db(workdir: Path, create: bool = True, readonly: bool = False) -> Engine:
     """The work folder's database; creates the schema (or brings an older one up to date)
     when asked. A file that is not a SQLite database is a one-line error. `readonly`: a
     connection that cannot write (see open_readonly), for reading a folder one may not write."""
     path = Path(workdir) / DB_NAME
     if readonly:
-        return create_engine("sqlite://", creator=lambda: open_readonly(Path(workdir)))
-    engine = create_engine(f"sqlite:///{path}")
+        return quiet_pool_interrupts(create_engine("sqlite://", creator=lambda: open_readonly(Path(workdir))))
+    engine = quiet_pool_interrupts(create_engine(f"sqlite:///{path}"))
     event.listen(engine, "connect", _pragmas)
     if create:
         try:

@@ -84,7 +84,7 @@ def _immutable_engine(root: Path):
     reference is finished and locked against writers while it is read (`Reference.lock`)."""
     from sqlalchemy import create_engine
 
-    return create_engine("sqlite://", creator=lambda: db.open_readonly(root, immutable=True))
+    return db.quiet_pool_interrupts(create_engine("sqlite://", creator=lambda: db.open_readonly(root, immutable=True)))
 
 
 @dataclass

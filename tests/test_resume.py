@@ -443,3 +443,34 @@ def test_a_subword_tokenize_interrupted_while_encoding_keeps_the_waves_before(co
     assert dump(w) == dump(tmp_path / "fresh")
     assert db_rows(w, "SELECT json_extract(detail, '$.reused') FROM stages WHERE stage = 'tokenize' "
                       "AND shard = -1")[0][0] == kept
+
+
+def test_an_interrupt_while_the_pool_closes_a_connection_prints_no_traceback(tmp_path):
+    """SIGTERM can arrive while SQLAlchemy's pool closes a connection (found by
+    test_sequence_machine's long search: a kill during a run printed "Exception closing
+    connection" and a traceback above the interrupted line). The pool logs what it caught and
+    raises it again: the command's one line is all that is printed, and it exits 143."""
+    script = f"""
+import signal, sys
+from pathlib import Path
+from sadedup import cli, db
+from sadedup.errors import Interrupted
+
+def main_work():
+    engine = db.open_db(Path({str(tmp_path)!r}))
+    with engine.connect() as c:
+        c.exec_driver_sql("SELECT 1")
+    def close(_):
+        cli._on_signal(signal.SIGTERM, None)  # as if the signal came inside the close
+    engine.dialect.do_close = close
+    engine.dispose()
+
+try:
+    main_work()
+except Interrupted as e:
+    cli._interrupted(e.signum)
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 128 + signal.SIGTERM, p.stderr
+    assert p.stderr.strip().splitlines() == ["sadedup: interrupted (SIGTERM); rerun the same command to resume"], \
+        p.stderr

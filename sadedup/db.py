@@ -192,8 +192,10 @@ def open_db(workdir: Path, create: bool = True, readonly: bool = False) -> Engin
     if create:
         try:
             _migrate(engine)
-        except exc.DatabaseError as e:
+        except BaseException as e:  # an interrupt too: no connection of it may outlive it (settle)
             engine.dispose()
+            if not isinstance(e, exc.DatabaseError):
+                raise
             orig = getattr(e, "orig", e)
             if isinstance(orig, sqlite3.OperationalError):  # the disk or the permissions, not the file
                 raise
@@ -206,8 +208,14 @@ def settle(engine: Engine) -> None:
     """At the end of a command: the write-ahead log folded into the database and the journal
     back to a plain rollback file, so a reader afterwards (sql, status, explain) creates no
     file in the work folder. Writers switch to WAL again when they connect."""
-    path = engine.url.database
     engine.dispose()
+    fold_journal(Path(engine.url.database))
+
+
+def fold_journal(path: Path) -> None:
+    """The database at `path` back to a plain rollback journal, its write-ahead log folded in
+    (and a rollback journal a killed writer left, rolled back), by a connection of its own:
+    settle's second half, for a command stopped before its engine was made."""
     try:
         con = sqlite3.connect(path)
         try:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import __version__, db, faults, graph, reference
+from . import __version__, faults, graph, reference
 from .config import Workflow, anchored, apply_overrides, load_workflow, unmatched_sources, workflow_from_dict
 from .errors import Interrupted, SadedupError, environment_error
 from .executor import make_executor
@@ -316,8 +316,7 @@ def _session(ws: Workspace, command: str, executor: str) -> Iterator[Context]:
     finally:
         try:
             ctx.executor.close(abort=abort)
-            ws.prov.finish_run(run_id, status, error)
-            db.settle(ws.engine)
+            ws.prov.finish_run(run_id, status, error)  # the database settled by unlock, below
         finally:
             reference.release(ws)
             ws.unlock()

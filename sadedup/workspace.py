@@ -23,6 +23,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import time
 from collections import namedtuple
@@ -47,6 +48,17 @@ STATE = "state.json"
 
 def digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
+
+
+@contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block is done (a few milliseconds of renames
+    or a journal switch that, cut halfway, would leave the folder in a state no run leaves)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 @contextmanager
@@ -419,7 +431,21 @@ class Workspace:
         return lock_holder(self.root)
 
     def unlock(self) -> None:
-        if self._lock_fd is not None:
+        """The end of a command that held the folder, however it ends (done, refused,
+        interrupted before or during its work): the database settled first (db.settle), so a
+        reading command afterwards changes no file here. A run interrupted while it configured
+        the folder or opened its `runs` row left the write-ahead log beside the database, and
+        the next `explain` wrote to its index."""
+        if self._lock_fd is None:
+            return
+        try:
+            if not self.readonly:
+                with deferred_signals():  # the journal switched back whole, or not at all
+                    if self._engine is not None:
+                        db.settle(self._engine)
+                    elif (self.root / db.DB_NAME).exists():  # stopped while the engine was made
+                        db.fold_journal(self.root / db.DB_NAME)
+        finally:
             os.close(self._lock_fd)
             self._lock_fd = None
 

@@ -474,3 +474,39 @@ except Interrupted as e:
     assert p.returncode == 128 + signal.SIGTERM, p.stderr
     assert p.stderr.strip().splitlines() == ["sadedup: interrupted (SIGTERM); rerun the same command to resume"], \
         p.stderr
+
+
+def test_an_interrupt_while_the_database_opens_leaves_no_write_ahead_log(cli, tmp_path):
+    """A run interrupted while its database was being opened (found by test_sequence_machine:
+    SIGTERM during the schema check of a rerun) left sadedup.db-wal and -shm beside the
+    database, because the folder was released without settling a database whose engine was
+    never made; the next `explain` then wrote to the -shm index. Released now, the folder
+    holds the database alone, and a read-only command changes no file."""
+    corpus = tmp_path / "in.jsonl"
+    corpus.write_text("".join(json.dumps({"id": str(i), "text": f"document {i % 7} " * 40}) + "\n" for i in range(30)))
+    w = tmp_path / "w"
+    cli("run", "-q", "--input", corpus, "--output", tmp_path / "out.jsonl", "--workdir", w, "--set", "stages=exact")
+    script = f"""
+import signal
+from pathlib import Path
+from sadedup import db, pipeline
+from sadedup.errors import Interrupted
+
+migrate = db._migrate
+def interrupted(engine):
+    migrate(engine)  # the schema checked through a connection in WAL mode, then the signal
+    raise Interrupted(signal.SIGTERM)
+db._migrate = interrupted
+try:
+    pipeline.run(None, None, Path({str(w)!r}))
+except Interrupted:
+    pass
+else:
+    raise SystemExit("not interrupted")
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert not [f.name for f in w.iterdir() if f.name.startswith("sadedup.db-")]
+    before = {f.name: f.read_bytes() for f in w.iterdir() if f.is_file()}
+    cli("explain", "-q", w, "0")
+    assert {f.name: f.read_bytes() for f in w.iterdir() if f.is_file()} == before

@@ -19,7 +19,6 @@ import functools
 import os
 import re
 import shutil
-import signal
 import sqlite3
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, json
                        parse_json_row, read_records)
 from ..locations import as_path, expand_glob, upload
 from ..outputs import Output, check_not_anothers, claimed, describe, mark_written, output_lock, output_of
-from ..workspace import append_file, describe_input, npy_in_place, replaced
+from ..workspace import append_file, deferred_signals, describe_input, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, check_outside, open_writer, row_of
 from .base import Context, Stage, driver_wrote
 
@@ -514,13 +513,10 @@ def _move_in(written: list[Path], final: list[Path], before: list[str], names: l
     midway leaves the former output whole, never new parts beside old ones. Signals wait until
     the renames are done (a Ctrl-C here would leave that mixture too); they are one directory's
     renames, a few milliseconds."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-    try:
+    with deferred_signals():
         for src, dst in zip(written, final, strict=True):
             os.replace(src, dst)
         _remove_stale(before, names)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _remove_stale(before: list[str], now: list[str]) -> None:

@@ -160,6 +160,7 @@ class Sequences(RuleBasedStateMachine):
         self.cands: set[Settings] = {Settings()}
         self.configured: bool | None = False  # None: maybe (an interrupted first command)
         self.output: set[Path] = set()  # the folder's recorded output (one of them)
+        self.output_sure = False  # a successful command recorded one (a refused one may not have)
         self.contents: dict[Path, bytes | None] = {p: None for p in self.outs.values()}
         self.meta_damaged = False  # state.json, the database or the marker damaged since the last --restart
         self.current: bool | None = False  # True: every stage done (status must say so, export must succeed)
@@ -192,6 +193,7 @@ class Sequences(RuleBasedStateMachine):
             else:
                 if output is not None:
                     self.output = {output}
+                    self.output_sure = True
                 self.current = None
                 self.check_outputs(set(), set())
             return
@@ -230,6 +232,7 @@ class Sequences(RuleBasedStateMachine):
             raise AssertionError("not the output of a fresh run:\n" + "\n".join(lines))
         self.cands = {c for _, c in matches}
         self.output = {path for path, _ in matches}
+        self.output_sure = True
         for path in self.output:
             self.contents[path] = seen[path]
         self.check_outputs(set(), set())
@@ -271,7 +274,7 @@ class Sequences(RuleBasedStateMachine):
         left to the folder's record."""
         p = self.command("run", *self.run_args(workflow, as_path, sets, workers, give_input, output), quiet=quiet)
         out = self.outs[output] if output else None
-        if p.returncode != 0 and self.sound() and (give_input or self.configured) and (out or self.output):
+        if p.returncode != 0 and self.sound() and (give_input or self.configured) and (out or self.output_sure):
             raise AssertionError(f"a run on a sound folder refused: {p.stderr}")
         self.after(p, workflow, with_workers(sets, workers), out, True, give_input)
 

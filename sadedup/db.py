@@ -189,11 +189,16 @@ def open_db(workdir: Path, create: bool = True, readonly: bool = False) -> Engin
         return quiet_pool_interrupts(create_engine("sqlite://", creator=lambda: open_readonly(Path(workdir))))
     engine = quiet_pool_interrupts(create_engine(f"sqlite:///{path}"))
     event.listen(engine, "connect", _pragmas)
+    # every SQLite connection the engine makes, so settle can close them all: one an interrupt
+    # cut off inside a statement is dropped by the pool but stays open while the traceback
+    # holds it, and one open connection keeps the database in WAL mode
+    engine.sadedup_raw = []
+    event.listen(engine, "connect", lambda con, _record: engine.sadedup_raw.append(con))
     if create:
         try:
             _migrate(engine)
         except BaseException as e:  # an interrupt too: no connection of it may outlive it (settle)
-            engine.dispose()
+            _close_all(engine)
             if not isinstance(e, exc.DatabaseError):
                 raise
             orig = getattr(e, "orig", e)
@@ -204,27 +209,38 @@ def open_db(workdir: Path, create: bool = True, readonly: bool = False) -> Engin
     return engine
 
 
-def settle(engine: Engine) -> None:
+def settle(engine: Engine, wait_ms: int = 2000) -> bool:
     """At the end of a command: the write-ahead log folded into the database and the journal
     back to a plain rollback file, so a reader afterwards (sql, status, explain) creates no
     file in the work folder. Writers switch to WAL again when they connect."""
+    _close_all(engine)
+    return fold_journal(Path(engine.url.database), wait_ms)
+
+
+def _close_all(engine: Engine) -> None:
+    """The engine's pool emptied, and every connection it made closed (sqlite3's close is a
+    no-op on a closed one)."""
     engine.dispose()
-    fold_journal(Path(engine.url.database))
+    for con in getattr(engine, "sadedup_raw", ()):
+        con.close()
+    engine.sadedup_raw = []
 
 
-def fold_journal(path: Path) -> None:
+def fold_journal(path: Path, wait_ms: int = 2000) -> bool:
     """The database at `path` back to a plain rollback journal, its write-ahead log folded in
     (and a rollback journal a killed writer left, rolled back), by a connection of its own:
-    settle's second half, for a command stopped before its engine was made."""
+    settle's second half, for a command stopped before its engine was made. False when a
+    connection still holds it after `wait_ms` (a reader elsewhere; or one of this process's
+    that an interrupt cut off inside a statement, closed but kept alive by the traceback that
+    holds its cursor, until the traceback goes)."""
     try:
-        con = sqlite3.connect(path)
+        con = sqlite3.connect(path, timeout=wait_ms / 1000)
         try:
-            con.execute("PRAGMA busy_timeout=2000")
-            con.execute("PRAGMA journal_mode=DELETE")
+            return con.execute("PRAGMA journal_mode=DELETE").fetchone()[0].lower() == "delete"
         finally:
             con.close()
     except sqlite3.Error:
-        pass  # a reader holds it: the WAL stays, which is only untidy
+        return False
 
 
 def _migrate(engine: Engine) -> None:

@@ -15,9 +15,11 @@ still match.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import fcntl
 import functools
+import gc
 import hashlib
 import io
 import json
@@ -48,6 +50,14 @@ STATE = "state.json"
 
 def digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _fold_at_exit(path: Path) -> None:
+    """db.fold_journal once the command is over: the interrupt's traceback, which kept a closed
+    connection's cursor alive (and so the connection), is garbage by then, in a cycle with its
+    frames until a collection."""
+    gc.collect()
+    db.fold_journal(path)
 
 
 @contextmanager
@@ -440,11 +450,14 @@ class Workspace:
             return
         try:
             if not self.readonly:
+                path = self.root / db.DB_NAME
                 with deferred_signals():  # the journal switched back whole, or not at all
                     if self._engine is not None:
-                        db.settle(self._engine)
-                    elif (self.root / db.DB_NAME).exists():  # stopped while the engine was made
-                        db.fold_journal(self.root / db.DB_NAME)
+                        folded = db.settle(self._engine, wait_ms=0)
+                    else:  # stopped while the engine was made
+                        folded = not path.exists() or db.fold_journal(path, wait_ms=0)
+                if not folded:  # held: once more as the process ends, when what held it is gone
+                    atexit.register(_fold_at_exit, path)
         finally:
             os.close(self._lock_fd)
             self._lock_fd = None

@@ -476,12 +476,33 @@ except Interrupted as e:
         p.stderr
 
 
-def test_an_interrupt_while_the_database_opens_leaves_no_write_ahead_log(cli, tmp_path):
+INSIDE_THE_SCHEMA_CHECK = """
+from sqlalchemy.engine import default
+execute = default.DefaultDialect.do_execute
+def interrupted(self, cursor, statement, parameters, context=None):
+    execute(self, cursor, statement, parameters, context)
+    if "user_version" in statement:  # the first statement of the first connection
+        raise Interrupted(signal.SIGTERM)
+default.DefaultDialect.do_execute = interrupted
+"""
+AFTER_THE_SCHEMA_CHECK = """
+migrate = db._migrate
+def interrupted(engine):
+    migrate(engine)  # the schema checked through a connection in WAL mode, then the signal
+    raise Interrupted(signal.SIGTERM)
+db._migrate = interrupted
+"""
+
+
+@pytest.mark.parametrize("where", [AFTER_THE_SCHEMA_CHECK, INSIDE_THE_SCHEMA_CHECK], ids=["after", "inside"])
+def test_an_interrupt_while_the_database_opens_leaves_no_write_ahead_log(cli, tmp_path, where):
     """A run interrupted while its database was being opened (found by test_sequence_machine:
     SIGTERM during the schema check of a rerun) left sadedup.db-wal and -shm beside the
     database, because the folder was released without settling a database whose engine was
     never made; the next `explain` then wrote to the -shm index. Released now, the folder
-    holds the database alone, and a read-only command changes no file."""
+    holds the database alone, and a read-only command changes no file. Inside a statement,
+    the connection the interrupt cut off stays open (closed, but its cursor is held by the
+    traceback) until the process ends: the database is settled then."""
     corpus = tmp_path / "in.jsonl"
     corpus.write_text("".join(json.dumps({"id": str(i), "text": f"document {i % 7} " * 40}) + "\n" for i in range(30)))
     w = tmp_path / "w"
@@ -491,12 +512,7 @@ import signal
 from pathlib import Path
 from sadedup import db, pipeline
 from sadedup.errors import Interrupted
-
-migrate = db._migrate
-def interrupted(engine):
-    migrate(engine)  # the schema checked through a connection in WAL mode, then the signal
-    raise Interrupted(signal.SIGTERM)
-db._migrate = interrupted
+{where}
 try:
     pipeline.run(None, None, Path({str(w)!r}))
 except Interrupted:

@@ -33,13 +33,14 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
 import sadedup
+from sadedup.config import builtin_workflows
 from sadedup.errors import SadedupError
 
 LONG = int(os.environ.get("SADEDUP_SEQ_EXAMPLES", "0"))
 STEPS = int(os.environ.get("SADEDUP_SEQ_STEPS", "15" if LONG else "8"))
 LOG = os.environ.get("SADEDUP_SEQ_LOG")  # a file to follow the long search in: each command as it runs
 
-WORKFLOWS = sorted(p.stem for p in (Path(sadedup.__file__).parent / "workflows").glob("*.toml"))
+WORKFLOWS = sorted(builtin_workflows())
 # the settings a user changes between commands: each moves decisions on this corpus (or the
 # shard plan, which must not)
 POOL = {
@@ -286,7 +287,7 @@ class Sequences(RuleBasedStateMachine):
 
     def run_args(self, workflow, as_path, sets, workers, give_input, output) -> list:
         named = [] if workflow is None else [
-            str(Path(sadedup.__file__).parent / "workflows" / f"{workflow}.toml") if as_path else workflow]
+            str(builtin_workflows()[workflow]) if as_path else workflow]
         return [*named, *(["--input", self.corpus] if give_input else []),
                 *(["--output", self.outs[output]] if output else []), "--workdir", self.work,
                 *(x for k, v in sets for x in ("--set", f"{k}={v}")),

@@ -189,16 +189,11 @@ def open_db(workdir: Path, create: bool = True, readonly: bool = False) -> Engin
         return quiet_pool_interrupts(create_engine("sqlite://", creator=lambda: open_readonly(Path(workdir))))
     engine = quiet_pool_interrupts(create_engine(f"sqlite:///{path}"))
     event.listen(engine, "connect", _pragmas)
-    # every SQLite connection the engine makes, so settle can close them all: one an interrupt
-    # cut off inside a statement is dropped by the pool but stays open while the traceback
-    # holds it, and one open connection keeps the database in WAL mode
-    engine.sadedup_raw = []
-    event.listen(engine, "connect", lambda con, _record: engine.sadedup_raw.append(con))
     if create:
         try:
             _migrate(engine)
         except BaseException as e:  # an interrupt too: no connection of it may outlive it (settle)
-            _close_all(engine)
+            engine.dispose()
             if not isinstance(e, exc.DatabaseError):
                 raise
             orig = getattr(e, "orig", e)
@@ -213,17 +208,8 @@ def settle(engine: Engine, wait_ms: int = 2000) -> bool:
     """At the end of a command: the write-ahead log folded into the database and the journal
     back to a plain rollback file, so a reader afterwards (sql, status, explain) creates no
     file in the work folder. Writers switch to WAL again when they connect."""
-    _close_all(engine)
-    return fold_journal(Path(engine.url.database), wait_ms)
-
-
-def _close_all(engine: Engine) -> None:
-    """The engine's pool emptied, and every connection it made closed (sqlite3's close is a
-    no-op on a closed one)."""
     engine.dispose()
-    for con in getattr(engine, "sadedup_raw", ()):
-        con.close()
-    engine.sadedup_raw = []
+    return fold_journal(Path(engine.url.database), wait_ms)
 
 
 def fold_journal(path: Path, wait_ms: int = 2000) -> bool:

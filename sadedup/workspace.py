@@ -52,12 +52,21 @@ def digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def _fold_at_exit(path: Path) -> None:
-    """db.fold_journal once the command is over: the interrupt's traceback, which kept a closed
-    connection's cursor alive (and so the connection), is garbage by then, in a cycle with its
-    frames until a collection."""
+_FOLD_AT_EXIT: set[Path] = set()
+
+
+def _fold_at_exit() -> None:
+    """db.fold_journal once the command is over, for each database unlock could not fold: the
+    interrupt's traceback, which kept a closed connection's cursor alive (and so the
+    connection), is garbage by then, in a cycle with its frames until a collection."""
+    if not _FOLD_AT_EXIT:
+        return
     gc.collect()
-    db.fold_journal(path)
+    for path in sorted(_FOLD_AT_EXIT):
+        db.fold_journal(path)
+
+
+atexit.register(_fold_at_exit)
 
 
 @contextmanager
@@ -457,7 +466,7 @@ class Workspace:
                     else:  # stopped while the engine was made
                         folded = not path.exists() or db.fold_journal(path, wait_ms=0)
                 if not folded:  # held: once more as the process ends, when what held it is gone
-                    atexit.register(_fold_at_exit, path)
+                    _FOLD_AT_EXIT.add(path)
         finally:
             os.close(self._lock_fd)
             self._lock_fd = None

@@ -47,6 +47,9 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
+_DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
 def environment_error(exc: BaseException, workdir: str | Path | None = None) -> SadedupError | None:
     """A one-line SadedupError for a failure of the disk or the file system, or None.
 
@@ -72,6 +75,10 @@ def environment_error(exc: BaseException, workdir: str | Path | None = None) -> 
                                   f"and works, and {_RESUME}")
             if name == "SQLITE_READONLY" or name.startswith("SQLITE_READONLY_") or name == "SQLITE_CANTOPEN":
                 return WriteError(f"cannot write {where} ({orig}): check its permissions")
+        if isinstance(orig, sqlite3.DatabaseError) and getattr(orig, "sqlite_errorname", "") in _DAMAGED:
+            # a page found damaged by a query after the database opened (its first pages read well)
+            where = Path(workdir) / "sadedup.db" if workdir else "the work folder's database sadedup.db"
+            return SadedupError(f"{where} is damaged ({orig}); `--restart` starts the work folder over")
     for e in reversed(chain):
         if isinstance(e, OSError) and e.filename is not None and e.strerror:
             return SadedupError(f"{e.strerror}: {e.filename}")

@@ -22,7 +22,6 @@ folder costs one suffix sort per shard, the next ones milliseconds.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from . import graph, native
 from .errors import SadedupError
 from .progress import say
 from .stages.base import Context, ShardJob, Stage, chain
-from .stages.tokenize import folder_of, run_tokenizer, shard_dirs
+from .stages.tokenize import folder_of, plan_of, run_tokenizer, shard_dirs
 from .store import TextStore
 from .tokenizers import ByteTokenizer, ShardChars, Tokenizer, char_spans
 from .workspace import Workspace, load_npy, task_sums
@@ -225,8 +224,7 @@ class Occurrences:
                 raise SadedupError(f"{command}: {s / 'sa.npy'} does not match {d / 'tokens.npy'} "
                                    f"({len(sa)} entries for {len(tokens)} tokens); run `sadedup index {ws.root}`")
             self.shards.append(_Shard(tokens, sa, load_npy(d / "offsets.npy"), load_npy(d / "docs.npy"), d))
-        plan = json.loads((folder_of(ws) / "shards.json").read_text())
-        self.dtype = np.dtype(plan["dtype"])
+        self.dtype = np.dtype(plan_of(ws)["dtype"])
         self._chars: dict[int, ShardChars | None] = {}
 
     def tokens(self, text: str) -> np.ndarray:

@@ -25,7 +25,7 @@ from .readers import expand_inputs
 from .stages.base import Context, Stage
 from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
-from .workspace import MARKER, Workspace, owned_names
+from .workspace import STATE, Workspace, made_by_sadedup, owned_names
 from .locations import has_glob, is_url
 from .outputs import check_not_anothers, claimed, output_of
 
@@ -70,16 +70,22 @@ def _resolved(wf: Workflow) -> dict[str, Any]:
     return d
 
 
-def _recorded_workflow(workdir: str | Path) -> Workflow | None:
-    """The workflow a work folder sadedup made was last configured with, if it can be read."""
+def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow | None:
+    """The workflow a work folder sadedup made was last configured with; None for a folder
+    that records none. One that cannot be read is refused: a run going on with the default
+    workflow in its place would redo the folder's work otherwise than it was configured, with
+    no word. `restart`: the folder is started over, with the default (or named) workflow."""
     root = Path(workdir)
-    if not (root / MARKER).exists():
+    path = root / STATE
+    if not made_by_sadedup(root) or not path.exists():
         return None
     try:
-        state = json.loads((root / "state.json").read_text())
-        return workflow_from_dict(state["workflow"])
-    except (OSError, ValueError, KeyError, TypeError, SadedupError):
-        return None  # a damaged state is said when the folder is opened
+        return workflow_from_dict(json.loads(path.read_text())["workflow"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, SadedupError) as e:
+        if restart:
+            return None
+        why = f"no {e} in it" if isinstance(e, KeyError) else str(e)
+        raise SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over") from None
 
 
 def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None) -> None:
@@ -106,7 +112,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     work folder keeps the one it has (and --set changes it): rerunning a command without its
     workflow argument never switches the folder back to the default. `references`: the
     --reference folders, in place of the workflow's run.reference."""
-    recorded = _recorded_workflow(workdir) if workflow is None else None
+    recorded = _recorded_workflow(workdir, restart) if workflow is None else None
     kept_refs: tuple[str, ...] = ()
     wf = anchored(apply_overrides(recorded, overrides or []) if recorded is not None
                   else load_workflow(workflow, overrides))
@@ -117,7 +123,7 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         # the folder's references are kept like its inputs when a workflow is named: only
         # --reference (or --set run.reference) replaces them; switching to one that names none
         # silently made the run forget them and keep what they would have dropped
-        was = _recorded_workflow(workdir)
+        was = _recorded_workflow(workdir, restart)
         if was is not None and was.run.reference:
             wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=was.run.reference))
             kept_refs = was.run.reference

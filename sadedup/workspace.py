@@ -327,6 +327,12 @@ def task_sums(paths: list[Path]) -> dict[str, tuple[int, str]]:
 MARKER = ".sadedup-workdir"
 
 
+def made_by_sadedup(root: Path) -> bool:
+    """A folder sadedup made: its marker, or (made before markers, or the marker lost) its
+    database."""
+    return (root / MARKER).exists() or (root / db.DB_NAME).is_file()
+
+
 @functools.cache
 def _stage_columns() -> str:
     """The stages table's columns, for `Workspace.read` (asked, not made at import: a worker
@@ -407,8 +413,7 @@ class Workspace:
         self.verify = True
 
     def made_here(self) -> bool:
-        """A folder sadedup made: its marker, or (made before markers) its database."""
-        return (self.root / MARKER).exists() or (self.root / db.DB_NAME).is_file()
+        return made_by_sadedup(self.root)
 
     @property
     def engine(self):

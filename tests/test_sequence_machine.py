@@ -341,6 +341,7 @@ class Sequences(RuleBasedStateMachine):
             f.unlink()
         else:
             os.truncate(f, 0 if how == "empty" else f.stat().st_size // 2)
+        said(f"# {name} damaged: {how}")  # what the commands after it met, in the report and the log
         if name.startswith(META):
             self.meta_damaged = True
         self.current = None

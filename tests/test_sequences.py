@@ -199,7 +199,7 @@ def test_a_refused_stage_command_keeps_nothing_of_its_set(cli, first_run, tmp_pa
 
 
 @pytest.mark.parametrize("damage", ["delete", "corrupt"])
-@pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy",
+@pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy", "substring/*/shards.json",
                                       "substring/*/L20/shard_00000/sa.npy", "substring/*/L20/shard_00000/gid.npy"])
 def test_a_rebuilt_artifact_gives_fresh_output(cli, corpus, first_run, tmp_path, artifact, damage):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
@@ -458,6 +458,36 @@ def test_a_damaged_state_or_database_is_one_line_and_restart_recovers(cli, corpu
         one_line_refusal(p, name, "--restart")
         cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
         assert out.read_bytes() == want
+
+
+def test_a_damaged_record_of_the_folders_workflow_is_refused_not_replaced(cli, corpus, first_run, tmp_path):
+    """The folder's workflow (SMALL's --set, not the default's) is what a rerun without --set
+    uses. Its marker lost, the database still says the folder is sadedup's and the rerun keeps
+    the workflow; a state.json that reads as JSON but not as a workflow, or a database whose
+    first page reads well and whose tables do not, is one line naming the file: a rerun going
+    on with the default workflow in its place gave another output with no word."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    want, want_decisions = first_run(w)
+    (w / ".sadedup-workdir").unlink()
+    cli("run", "--workdir", w, "--output", out)  # a copy: its recorded output is the original's
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    state = json.loads((w / "state.json").read_text())
+    state["workflow"]["minhash"]["ngrams"] = state["workflow"]["minhash"].pop("ngram")  # one byte changed
+    (w / "state.json").write_text(json.dumps(state))
+    before = (w / "state.json").read_bytes()
+    one_line_refusal(cli("run", "--workdir", w, check=False), "state.json is damaged", "ngrams", "--restart")
+    one_line_refusal(cli("run", "default", "--workdir", w, check=False), "state.json is damaged")
+    assert (w / "state.json").read_bytes() == before
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    page = 4096
+    db = bytearray((w / "sadedup.db").read_bytes())
+    assert db[16:18] == page.to_bytes(2, "big") and len(db) > 4 * page
+    db[page:] = bytes(len(db) - page)  # every page after the schema's zeroed
+    (w / "sadedup.db").write_bytes(bytes(db))
+    one_line_refusal(cli("run", "--workdir", w, check=False), "sadedup.db is damaged", "--restart")
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
 
 
 def test_export_to_another_output_becomes_the_folders_output(cli, corpus, tmp_path):

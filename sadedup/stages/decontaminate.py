@@ -66,7 +66,7 @@ from ..errors import SadedupError
 from ..progress import say
 from ..readers import InputFile, Record, expand_inputs, read_records
 from ..store import TextStore
-from ..workspace import describe_input, load_npy, save_npy, task_sums
+from ..workspace import describe_input, load_npy, replaced, save_npy, task_sums
 from .base import Context, ShardJob, chain
 from .exact import text_chunks
 from .spans import Cuts, SpanStage, over_fraction
@@ -260,7 +260,8 @@ def _save_table(folder: Path, h: np.ndarray, w: np.ndarray, fold: np.ndarray, fo
     for name, arr in (("hash", h), ("word", w), ("bucket", bucket), ("filter", filt), ("fold", fold),
                       ("fold_off", fold_off)):
         save_npy(folder / f"{name}.npy", np.ascontiguousarray(arr))
-    (folder / "table.json").write_text(json.dumps({"bbits": bbits, "fbits": fbits, "ngram": n}))
+    with replaced(folder / "table.json") as f:
+        f.write(json.dumps({"bbits": bbits, "fbits": fbits, "ngram": n}).encode())
 
 
 def load_table(folder: Path) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
+import xxhash
 
 from ..errors import ConfigError, SadedupError
 from ..keep import candidate_bytes, candidate_documents, order_settings, visiting_order
@@ -38,7 +39,7 @@ from ..progress import bar, say
 from ..tokenizers import (CHARS_FILES, ByteTokenizer, Tokenizer, load_tokenizer, model_digest, pack_char_bounds,
                           parse_spec, train)
 from ..store import TextStore
-from ..workspace import file_bytes, load_npy, save_npy, save_npy_bytes, task_sums
+from ..workspace import file_bytes, load_npy, replaced, save_npy, save_npy_bytes, task_sums
 from .base import Context, Stage, chain, driver_wrote
 from .sizing import balanced_shards, shard_tokens, split_shard_tokens
 
@@ -76,11 +77,36 @@ def folder_of(ws) -> Path:
     return ws.root / detail["folder"]
 
 
+PLAN = "shards.json"
+
+
+def _plan_in(folder: Path, digest: str | None) -> dict[str, Any] | None:
+    """The shard plan tokenize wrote in `folder` when it is there and is what it wrote (its
+    checksum recorded as the stage's `plan_sum`), else None. The plan names the shards every
+    later stage reads: a damaged one is rebuilt, never read as another plan."""
+    try:
+        raw = (folder / PLAN).read_bytes()
+    except OSError:
+        return None
+    if digest is None or xxhash.xxh3_64_hexdigest(raw) != digest:
+        return None
+    return json.loads(raw)
+
+
+def plan_of(ws) -> dict[str, Any]:
+    """The plan of the finished tokenize stage: its shard names, their token counts, dtype."""
+    folder = folder_of(ws)
+    plan = _plan_in(folder, ws.stage_detail("tokenize").get("plan_sum"))
+    if plan is None:
+        raise SadedupError(f"{folder / PLAN} is missing or damaged: `sadedup run --workdir {ws.root}` (or "
+                           f"`sadedup tokenize {ws.root}`) writes it again")
+    return plan
+
+
 def shard_dirs(ws) -> list[Path]:
     """The shard folders of the finished tokenize stage, in order."""
     folder = folder_of(ws)
-    plan = json.loads((folder / "shards.json").read_text())
-    return [folder / name for name in plan["shards"]]
+    return [folder / name for name in plan_of(ws)["shards"]]
 
 
 def run_tokenizer(ctx: Context) -> Tokenizer:
@@ -118,9 +144,10 @@ class Tokenize(Stage):
     def whole(self, ctx: Context, key: str) -> bool:
         """Every shard of the finished stage is there and still matches its checksum."""
         folder = self.folder(ctx, key)
-        if not (folder / "shards.json").exists():
+        plan = _plan_in(folder, ctx.ws.stage_detail(self.name).get("plan_sum"))
+        if plan is None:
             return False
-        n = len(json.loads((folder / "shards.json").read_text())["shards"])
+        n = len(plan["shards"])
         files = shard_files(ctx.wf.substring.tokenizer)
         return all(ctx.ws.is_done(self.name, chain(key, k), shard=k,
                                   files=[folder / shard_name(k) / f for f in files]) for k in range(n))
@@ -321,10 +348,10 @@ class Tokenize(Stage):
         token_counts = [int(json.loads(ws.stage_row(self.name, k).detail)["tokens"]) for k in range(len(cuts))]
         plan = {"shards": names, "tokens": token_counts, "dtype": tok.dtype.str, "shard_tokens": size,
                 "tokenizer": tok.spec}
-        tmp = folder / "shards.json.tmp"
-        tmp.write_text(json.dumps(plan))
-        tmp.replace(folder / "shards.json")
-        return {"shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": len(rebuild),
+        raw = json.dumps(plan).encode()
+        with replaced(folder / PLAN) as f:
+            f.write(raw)
+        return {"plan_sum": xxhash.xxh3_64_hexdigest(raw), "shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": len(rebuild),
                 "tokens": int(sum(token_counts)), "documents": len(doc_ids), "shard_tokens": size,
                 "tokenizer": tok.spec, "vocab_size": tok.vocab_size, "folder": str(folder.relative_to(ws.root))}
 

@@ -149,10 +149,6 @@ typedef struct {
     int64_t nw;
     void *run_gid; /* out: one group id per distinct window of the shard, -1 if unique */
     int run_gid64; /* run_gid is int64 (else int32) */
-    /* NULL, or per distinct window of the shard: occurrences of it known to be elsewhere, not
-     * in any stream of the merge (sd_merge adds them to its group's count): a reference's
-     * windows that a lookup found equal to it, so they need not be merged themselves */
-    const uint8_t *extra;
 } sd_stream;
 
 /* k-way merge of the shards' sorted windows into global groups of equal windows, on an
@@ -172,19 +168,6 @@ typedef struct sd_merger sd_merger;
 sd_merger *sd_merger_open(sd_stream *streams, int k, int es, int64_t L);
 int sd_merger_next(sd_merger *m, int *s, int64_t *i, int64_t *end, int64_t *run, int64_t *lcp);
 void sd_merger_close(sd_merger *m);
-
-/* Lookup of sorted streams' distinct windows in another (lookup.c), all as
- * sd_local_windows makes them (rn tokens, rw windows; the query streams' windows checked to
- * lie inside their tokens, their run_gid unused): for every distinct window of the queries
- * that the other holds, in order, the run of the other's windows equal to it, heads[k] ..
- * ends[k] (room: the queries' distinct windows). Galloping from the last place found:
- * O(log d) windows compared for a query d windows past the one before. Returns how many were
- * found, -1 for a window position outside its tokens, -2 when out of memory. qstream[k] and
- * qrun[k] (NULL: not wanted) name the query window found: its stream and its ordinal among
- * that stream's distinct windows (the first stream in the queries' merged order that holds it). */
-int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
-                        sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends, int32_t *qstream,
-                        int64_t *qrun);
 
 /* A reference's sorted stream of windows (as sd_local_windows makes them, nt tokens) to look
  * this run's distinct windows up in during the merge (sd_merge_lookup), and what it found:
@@ -211,11 +194,6 @@ typedef struct {
  * group's id. Returns the number of groups, -1 when out of memory, -3 for a reference window
  * outside its tokens. */
 int64_t sd_merge_lookup(sd_stream *streams, int k, int q0, int es, int64_t L, sd_ref *refs, int nr);
-
-/* wl[i] = common prefix of the L-windows at wpos[i - 1] and wpos[i], in tokens (wl[0] = 0):
- * a sorted selection of a stream's windows made a stream again. Positions are the caller's
- * to check. */
-void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64_t nw, int64_t L, uint16_t *wl);
 
 /* gid[wpos[j]] = run_gid[run of j] for every window of a repeated group; the rest of gid
  * is left as it is (the caller fills it with -1). Returns the number of windows written. */

@@ -173,34 +173,6 @@ static int walk_query(side *r, const uint16_t *rwl, int64_t *lo_, int64_t *m_, i
     return 0;
 }
 
-int64_t sd_find_windows(const uint8_t *RT, int64_t rn, const void *rpos, int rpos64, const uint16_t *rwl, int64_t rw,
-                        sd_stream *qs, int k, int es, int64_t L, int64_t *heads, int64_t *ends, int32_t *qstream,
-                        int64_t *qrun) {
-    /* The queries of several streams come in their merged order (sd_merger, which gives w as
-     * well): one walk over r for all of them (walk_query), where a walk per stream went over r
-     * once each. */
-    side r = {RT, rn, rpos, rpos64, rw, es, L, 0};
-    sd_merger *mg = sd_merger_open(qs, k, es, L);
-    if (!mg) return -2;
-    int64_t found = 0, lo = 0, m = 0, qi, qend, qrun_at, w, head, end;
-    int known = 0, qs_at;
-    while (lo < rw && sd_merger_next(mg, &qs_at, &qi, &qend, &qrun_at, &w)) {
-        if (w >= L) continue; /* the same window as the query before (the first has w = 0) */
-        const sd_stream *q = &qs[qs_at];
-        const uint8_t *t = q->T + idx_at(q->wpos, qi, q->wpos64) * es;
-        int got = walk_query(&r, rwl, &lo, &m, &known, t, w, &head, &end);
-        if (got < 0) { sd_merger_close(mg); return -1; }
-        if (got == 1) {
-            heads[found] = head;
-            if (qstream) qstream[found] = qs_at;
-            if (qrun) qrun[found] = qrun_at;
-            ends[found++] = end;
-        }
-    }
-    sd_merger_close(mg);
-    return found;
-}
-
 int64_t sd_merge_lookup(sd_stream *streams, int k, int q0, int es, int64_t L, sd_ref *refs, int nr) {
     /* sd_merge, and each distinct window of the query streams (streams q0..k-1: this run's
      * shards) looked up in every reference stream as it comes (walk_query, the queries' lcp
@@ -237,7 +209,7 @@ int64_t sd_merge_lookup(sd_stream *streams, int k, int q0, int es, int64_t L, sd
         if (gn > 0 && wh < L) CLOSE_GROUP(); /* the group before this window is complete */
         gs[gn] = s;
         gr[gn++] = run;
-        gcount += end - i + (streams[s].extra ? streams[s].extra[run] : 0);
+        gcount += end - i;
         if (wh < qw) qw = wh;
         if (s < q0) continue;
         int64_t w = qw;
@@ -266,16 +238,4 @@ int64_t sd_merge_lookup(sd_stream *streams, int k, int q0, int es, int64_t L, sd
 out:
     sd_merger_close(mg); free(gs); free(gr); free(rs); free(lo); free(mm); free(pend); free(known);
     return G;
-}
-
-void sd_window_lcp(const uint8_t *T, int es, const void *wpos, int wpos64, int64_t nw, int64_t L, uint16_t *wl) {
-    for (int64_t i = 0; i < nw; i++) {
-        if (i + 8 < nw) prefetch_window(T + idx_at(wpos, i + 8, wpos64) * es, L * es);
-        if (i == 0) {
-            wl[0] = 0;
-            continue;
-        }
-        const uint8_t *x = T + idx_at(wpos, i - 1, wpos64) * es, *y = T + idx_at(wpos, i, wpos64) * es;
-        wl[i] = (uint16_t)(common_bytes(x, y, 0, L * es) / es);
-    }
 }

@@ -184,7 +184,7 @@ int64_t sd_merge(sd_stream *streams, int k, int es, int64_t L) {
         }
         gs[gn] = s;
         gr[gn++] = run;
-        gcount += end - i + (streams[s].extra ? streams[s].extra[run] : 0);
+        gcount += end - i;
     }
     if (gn > 0) {
         int64_t id = gcount >= 2 ? G++ : -1;

@@ -274,8 +274,8 @@ static int64_t count_runs(const uint16_t *wl, int64_t nw, int64_t L) {
     return runs;
 }
 
-/* The streams of merge and merge_lookup, each (tokens, wpos, wpos64, wl, run_gid, run_gid64[, extra]),
- * checked and set in st (5 buffers a stream in bufs; *got: how many streams hold buffers to
+/* The streams of merge and merge_lookup, each (tokens, wpos, wpos64, wl, run_gid, run_gid64),
+ * checked and set in st (4 buffers a stream in bufs; *got: how many streams hold buffers to
  * release). *queries: the distinct windows of the streams from q0 on. 0, or -1 with the error set. */
 static int parse_streams(PyObject *list, sd_stream *st, Py_buffer *bufs, Py_ssize_t *got, int es, int64_t L,
                          Py_ssize_t q0, int64_t *queries) {
@@ -288,14 +288,13 @@ static int parse_streams(PyObject *list, sd_stream *st, Py_buffer *bufs, Py_ssiz
     }
     for (Py_ssize_t s = 0; s < k; s++) {
         int wpos64, run_gid64;
-        Py_buffer *b = &bufs[5 * s];
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p|y*", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64,
-                              &b[4]))
+        Py_buffer *b = &bufs[4 * s];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*w*p", &b[0], &b[1], &wpos64, &b[2], &b[3], &run_gid64))
             return -1;
         *got = s + 1;
         int64_t nw = b[2].len / 2;
         if (!need(&b[1], nw * W(wpos64), "wpos")) return -1;
-        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64, b[4].buf};
+        st[s] = (sd_stream){b[0].buf, b[1].buf, wpos64, b[2].buf, nw, b[3].buf, run_gid64};
         /* every window must lie inside the token buffer */
         for (int64_t j = 0; j < nw; j++) {
             int64_t p = idx_at(b[1].buf, j, wpos64);
@@ -306,17 +305,12 @@ static int parse_streams(PyObject *list, sd_stream *st, Py_buffer *bufs, Py_ssiz
         }
         int64_t runs = count_runs(b[2].buf, nw, L);
         if (!need(&b[3], runs * W(run_gid64), "run_gid")) return -1;
-        if (b[4].obj && b[4].len != runs) {
-            PyErr_Format(PyExc_ValueError, "stream %zd: extra needs one count per distinct window", s);
-            return -1;
-        }
         if (s >= q0) *queries += runs;
     }
     return 0;
 }
 
-/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid, run_gid64[, extra]),
- * extra (uint8, one per distinct window) optional. */
+/* merge(streams, es, L): streams is a list of (tokens, wpos, wpos64, wl, run_gid, run_gid64). */
 static PyObject *py_merge(PyObject *self, PyObject *args) {
     PyObject *list;
     int es;
@@ -324,7 +318,7 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!iL", &PyList_Type, &list, &es, &L)) return NULL;
     Py_ssize_t k = PyList_GET_SIZE(list);
     sd_stream *st = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
-    Py_buffer *bufs = calloc((size_t)(5 * (k ? k : 1)), sizeof(Py_buffer));
+    Py_buffer *bufs = calloc((size_t)(4 * (k ? k : 1)), sizeof(Py_buffer));
     Py_ssize_t got = 0;
     PyObject *ret = NULL;
     if (!st || !bufs) { PyErr_NoMemory(); goto done; }
@@ -338,67 +332,8 @@ static PyObject *py_merge(PyObject *self, PyObject *args) {
     else ret = PyLong_FromLongLong(G);
 done:
     for (Py_ssize_t s = 0; s < got; s++)
-        for (int j = 0; j < 5; j++) PyBuffer_Release(&bufs[5 * s + j]);
+        for (int j = 0; j < 4; j++) PyBuffer_Release(&bufs[4 * s + j]);
     free(st); free(bufs);
-    return ret;
-}
-
-/* find_windows(RT, rpos, rpos64, rwl, queries, es, L, heads, ends, qstream, qrun) -> found; queries is
- * a list of (QT, qpos, qpos64, qwl); qstream int32, qrun int64 */
-static PyObject *py_find_windows(PyObject *self, PyObject *args) {
-    Py_buffer RT, rpos, rwl, heads, ends, qstream, qrun;
-    PyObject *list;
-    int rpos64, es;
-    long long L;
-    if (!PyArg_ParseTuple(args, "y*y*py*O!iLw*w*w*w*", &RT, &rpos, &rpos64, &rwl, &PyList_Type, &list, &es, &L,
-                          &heads, &ends, &qstream, &qrun))
-        return NULL;
-    Py_ssize_t k = PyList_GET_SIZE(list), got = 0;
-    sd_stream *qs = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
-    Py_buffer *bufs = calloc((size_t)(3 * (k ? k : 1)), sizeof(Py_buffer));
-    PyObject *ret = NULL;
-    int64_t rw = rwl.len / 2, runs = 0;
-    if (!qs || !bufs) { PyErr_NoMemory(); goto done; }
-    if (L < 1 || L > 65535) { PyErr_SetString(PyExc_ValueError, "L must be in 1..65535"); goto done; }
-    if (es != 1 && es != 2 && es != 4) {
-        PyErr_SetString(PyExc_ValueError, "tokens must be 1, 2 or 4 bytes wide");
-        goto done;
-    }
-    if (!need(&rpos, rw * W(rpos64), "reference wpos")) goto done;
-    for (Py_ssize_t s = 0; s < k; s++) {
-        int qpos64;
-        Py_buffer *b = &bufs[3 * s];
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, s), "y*y*py*", &b[0], &b[1], &qpos64, &b[2])) goto done;
-        got = s + 1;
-        int64_t nw = b[2].len / 2;
-        if (!need(&b[1], nw * W(qpos64), "query wpos")) goto done;
-        for (int64_t j = 0; j < nw; j++) { /* the merge of the queries reads their windows unchecked */
-            int64_t p = idx_at(b[1].buf, j, qpos64);
-            if (p < 0 || (p + L) * es > b[0].len) {
-                PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
-                goto done;
-            }
-        }
-        qs[s] = (sd_stream){b[0].buf, b[1].buf, qpos64, b[2].buf, nw, NULL, 0, NULL};
-        runs += count_runs(b[2].buf, nw, L);
-    }
-    if (need(&heads, runs * 8, "heads") && need(&ends, runs * 8, "ends") && need(&qstream, runs * 4, "qstream") &&
-        need(&qrun, runs * 8, "qrun")) {
-        int64_t found;
-        Py_BEGIN_ALLOW_THREADS
-        found = sd_find_windows(RT.buf, RT.len / es, rpos.buf, rpos64, rwl.buf, rw, qs, (int)k, es, L, heads.buf,
-                                ends.buf, qstream.buf, qrun.buf);
-        Py_END_ALLOW_THREADS
-        if (found == -2) PyErr_NoMemory();
-        else if (found < 0) PyErr_SetString(PyExc_ValueError, "find_windows: a window runs past its tokens");
-        else ret = PyLong_FromLongLong(found);
-    }
-done:
-    for (Py_ssize_t s = 0; s < got; s++)
-        for (int j = 0; j < 3; j++) PyBuffer_Release(&bufs[3 * s + j]);
-    free(qs); free(bufs);
-    Py_buffer *all[] = {&RT, &rpos, &rwl, &heads, &ends, &qstream, &qrun};
-    for (int i = 0; i < 7; i++) PyBuffer_Release(all[i]);
     return ret;
 }
 
@@ -413,7 +348,7 @@ static PyObject *py_merge_lookup(PyObject *self, PyObject *args) {
     Py_ssize_t k = PyList_GET_SIZE(list), nr = PyList_GET_SIZE(rlist);
     sd_stream *st = calloc((size_t)(k ? k : 1), sizeof(sd_stream));
     sd_ref *rf = calloc((size_t)(nr ? nr : 1), sizeof(sd_ref));
-    Py_buffer *bufs = calloc((size_t)(5 * (k ? k : 1)), sizeof(Py_buffer));
+    Py_buffer *bufs = calloc((size_t)(4 * (k ? k : 1)), sizeof(Py_buffer));
     Py_buffer *rbufs = calloc((size_t)(7 * (nr ? nr : 1)), sizeof(Py_buffer));
     Py_ssize_t got = 0, rgot = 0;
     PyObject *ret = NULL;
@@ -449,41 +384,10 @@ static PyObject *py_merge_lookup(PyObject *self, PyObject *args) {
     }
 done:
     for (Py_ssize_t s = 0; s < got; s++)
-        for (int j = 0; j < 5; j++) PyBuffer_Release(&bufs[5 * s + j]);
+        for (int j = 0; j < 4; j++) PyBuffer_Release(&bufs[4 * s + j]);
     for (Py_ssize_t s = 0; s < rgot; s++)
         for (int j = 0; j < 6; j++) PyBuffer_Release(&rbufs[7 * s + j]);
     free(st); free(rf); free(bufs); free(rbufs);
-    return ret;
-}
-
-/* window_lcp(T, es, wpos, wpos64, L, wl) */
-static PyObject *py_window_lcp(PyObject *self, PyObject *args) {
-    Py_buffer T, wpos, wl;
-    int es, wpos64;
-    long long L;
-    if (!PyArg_ParseTuple(args, "y*iy*pLw*", &T, &es, &wpos, &wpos64, &L, &wl)) return NULL;
-    PyObject *ret = NULL;
-    int64_t nw = wl.len / 2, ok = 1;
-    if (L < 1 || L > 65535 || (es != 1 && es != 2 && es != 4)) {
-        PyErr_SetString(PyExc_ValueError, "L must be in 1..65535, tokens 1, 2 or 4 bytes wide");
-        ok = 0;
-    } else if (!need(&wpos, nw * W(wpos64), "wpos")) {
-        ok = 0;
-    }
-    for (int64_t j = 0; ok && j < nw; j++) {
-        int64_t p = idx_at(wpos.buf, j, wpos64);
-        if (p < 0 || (p + L) * es > T.len) {
-            PyErr_Format(PyExc_ValueError, "window_lcp: window at %lld runs past the tokens", (long long)p);
-            ok = 0;
-        }
-    }
-    if (ok) {
-        Py_BEGIN_ALLOW_THREADS
-        sd_window_lcp(T.buf, es, wpos.buf, wpos64, nw, L, wl.buf);
-        Py_END_ALLOW_THREADS
-        ret = Py_None; Py_INCREF(ret);
-    }
-    PyBuffer_Release(&T); PyBuffer_Release(&wpos); PyBuffer_Release(&wl);
     return ret;
 }
 
@@ -1655,9 +1559,7 @@ static PyMethodDef methods[] = {
     {"count_chars", py_count_chars, METH_VARARGS, "UTF-8 characters in byte ranges."},
     {"char_values", py_char_values, METH_VARARGS, "Tokens' kept character bounds at sorted positions."},
     {"merge", py_merge, METH_VARARGS, "k-way merge of shards' windows into global group ids."},
-    {"find_windows", py_find_windows, METH_VARARGS, "A sorted stream's distinct windows looked up in another's."},
     {"merge_lookup", py_merge_lookup, METH_VARARGS, "merge, with the queries' distinct windows looked up in references."},
-    {"window_lcp", py_window_lcp, METH_VARARGS, "Common prefixes of consecutive windows of a sorted selection."},
     {"scatter", py_scatter, METH_VARARGS, "Group ids of repeated windows back to token positions."},
     {"pair_gid", py_pair_gid, METH_VARARGS, "Group ids of windows made of two repeated ones, from theirs."},
     {"scatter_first_two", py_scatter_first_two, METH_VARARGS, "scatter, and each repeated run's two first positions."},

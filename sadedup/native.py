@@ -264,32 +264,26 @@ def count_runs(wl: np.ndarray, L: int) -> int:
 
 
 def _merge_streams(streams: Sequence[tuple]) -> tuple[int, list[tuple]]:
-    """The token size and the native arguments of merge's (tokens, wpos, wl, run_gid[, extra])
+    """The token size and the native arguments of merge's (tokens, wpos, wl, run_gid)
     streams, their dtypes checked."""
     es = token_size(streams[0][0])
     args = []
-    for tokens, wpos, wl, run_gid, *rest in streams:
-        extra = rest[0] if rest else None
+    for tokens, wpos, wl, run_gid in streams:
         if token_size(tokens) != es:
             raise TypeError("all shards must use the same token dtype")
         if run_gid.dtype not in (np.int64, np.int32) or wl.dtype != np.uint16:
             raise TypeError("run_gid must be int64 or int32 and wl uint16")
-        if extra is not None and extra.dtype != np.uint8:
-            raise TypeError("extra must be uint8")
         args.append((_buf(tokens), _buf(wpos), _is64(wpos), _buf(wl), _buf(run_gid) if run_gid.size else bytearray(),
-                     _is64(run_gid), *(() if extra is None else (_buf(extra) if extra.size else b"",))))
+                     _is64(run_gid)))
     return es, args
 
 
 def merge(streams: Sequence[tuple], L: int) -> int:
-    """k-way merge of (tokens, wpos, wl, run_gid[, extra]) streams; fills run_gid, returns #groups.
+    """k-way merge of (tokens, wpos, wl, run_gid) streams; fills run_gid, returns #groups.
 
     All token arrays must share one dtype. run_gid (int64, or int32 when the groups are known
     to number fewer than 2^31; one per distinct window of the shard) receives the global group
-    id, or -1 for a window that occurs once in the corpus. extra (optional, uint8, one per
-    distinct window; None: none) counts occurrences of the window outside every stream merged
-    (a reference's windows found equal to it by find_windows): they add to its group's count,
-    so a window once in the streams but also found elsewhere is repeated.
+    id, or -1 for a window that occurs once in the corpus.
     """
     if not streams:
         return 0
@@ -303,7 +297,7 @@ def merge_lookup(streams: Sequence[tuple], L: int, q0: int,
     """merge (same streams, same run_gid), and every distinct window of streams[q0:] (the
     queries: this run's shards) looked up in each reference stream of `refs` ((tokens, wpos,
     wl) as local_windows makes them) as the merge reaches it: one merge of the queries serves
-    the groups and every lookup (find_windows merged them again per reference stream). A
+    the groups and every lookup (a lookup per reference stream merged them again). A
     query window a reference holds is one more occurrence of its group, counted once however
     many references hold it (a window once in the streams and in a reference is repeated).
     Returns (groups, per reference (heads, ends, gid)): the runs of its windows equal to a
@@ -324,45 +318,6 @@ def merge_lookup(streams: Sequence[tuple], L: int, q0: int,
                       _buf(gid) if queries else bytearray(), gid.dtype == np.int64))
     got = _native.merge_lookup(args, es, int(L), int(q0), rargs)
     return int(got[0]), [(h[:n], e[:n], g[:n]) for (h, e, g), n in zip(out, got[1:])]
-
-
-def find_windows(stream: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 queries: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
-                 L: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct windows of the sorted streams `queries` that `stream` holds too, each as
-    the run of its equal windows there: (heads, ends, qstream, qrun), heads and ends int64,
-    increasing; stream windows heads[k]..ends[k]-1 are one query window (one entry however
-    many queries hold it): query qstream[k] (int32), its distinct window qrun[k] (int64, its
-    ordinal among that query's distinct windows, as merge numbers run_gid; the first query
-    stream that holds the window in their merged order).
-    Streams are (tokens, wpos, wl) as local_windows makes them, tokens of one dtype.
-    Galloping search (native/lookup.c): the stream is read only where it is probed, about
-    log(gap) windows a query, the queries taken in their merged order (so `stream` is walked
-    once for all of them)."""
-    rt, rpos, rwl = stream
-    es = token_size(rt)
-    args = []
-    for qt, qpos, qwl in queries:
-        if token_size(qt) != es or rwl.dtype != np.uint16 or qwl.dtype != np.uint16:
-            raise TypeError("find_windows: tokens of one dtype and wl uint16")
-        args.append((_buf(qt), _buf(qpos), _is64(qpos), _buf(qwl)))
-    runs = sum(count_runs(qwl, L) for _, _, qwl in queries)
-    heads, ends = np.empty(runs, np.int64), np.empty(runs, np.int64)
-    qstream, qrun = np.empty(runs, np.int32), np.empty(runs, np.int64)
-    if runs == 0 or len(rwl) == 0:
-        return heads[:0], ends[:0], qstream[:0], qrun[:0]
-    n = _native.find_windows(_buf(rt), _buf(rpos), _is64(rpos), _buf(rwl), args, es, int(L), heads, ends, qstream,
-                             qrun)
-    return heads[:n], ends[:n], qstream[:n], qrun[:n]
-
-
-def window_lcp(tokens: np.ndarray, wpos: np.ndarray, L: int) -> np.ndarray:
-    """wl (uint16) of a sorted selection of L-windows: each one's common prefix with the one
-    before, in tokens (0 for the first), as local_windows has it for a whole stream."""
-    wl = np.empty(len(wpos), dtype=np.uint16)
-    if len(wpos):
-        _native.window_lcp(_buf(tokens), token_size(tokens), _c(wpos), _is64(wpos), int(L), wl)
-    return wl
 
 
 def scatter(wpos: np.ndarray, wl: np.ndarray, L: int, run_gid: np.ndarray, gid: np.ndarray) -> int:

@@ -157,45 +157,6 @@ def test_windows_merge_scatter_match_brute_force(data, L, k, dt):
     assert [keys[w] for w in sorted(keys)] == list(range(G))
 
 
-@settings(max_examples=100, deadline=None)
-@given(data=st.data(), L=st.integers(1, 12), k=st.integers(1, 4))
-def test_merge_counts_extra_occurrences(data, L, k):
-    """Per distinct window, occurrences found elsewhere (extra, as a reference's windows that a
-    lookup found equal) count in its group: a group is repeated when its windows in the
-    streams and its extra counts reach 2, ids dense in the windows' order either way."""
-    streams, extras = [], []
-    for _ in range(k):
-        docs = data.draw(st.lists(st.lists(st.integers(0, 2), max_size=30), max_size=4))
-        T = np.array([t for d in docs for t in d], dtype=np.uint8)
-        _, wpos, wl = sorted_stream(T, np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64), L)
-        runs = native.count_runs(wl, L)
-        extra = np.array(data.draw(st.lists(st.integers(0, 2), min_size=runs, max_size=runs)), dtype=np.uint8)
-        streams.append((T, wpos, wl, np.full(runs, -7, np.int64), extra))
-        extras.append(extra)
-    count: dict[tuple, int] = {}
-    for T, wpos, wl, _, extra in streams:
-        r = -1
-        for j, p in enumerate(wpos.tolist()):
-            w = tuple(T[p:p + L].tolist())
-            if j == 0 or wl[j] < L:
-                r += 1
-                count[w] = count.get(w, 0) + int(extra[r])
-            count[w] = count.get(w, 0) + 1
-    repeated = sorted(w for w, c in count.items() if c >= 2)
-    G = native.merge(streams, L)
-    assert G == len(repeated)
-    for T, wpos, wl, run_gid, _ in streams:
-        firsts = [p for j, p in enumerate(wpos.tolist()) if j == 0 or wl[j] < L]
-        for p, g in zip(firsts, run_gid.tolist()):
-            w = tuple(T[p:p + L].tolist())
-            assert g == (repeated.index(w) if w in repeated else -1)
-    # no extra given is extra of zeros
-    plain = [(T, wpos, wl, np.full(len(g), -7, np.int64)) for T, wpos, wl, g, _ in streams]
-    zeros = [(T, wpos, wl, np.full(len(g), -7, np.int64), np.zeros(len(g), np.uint8)) for T, wpos, wl, g, _ in streams]
-    assert native.merge(plain, L) == native.merge(zeros, L)
-    assert all(np.array_equal(a[3], b[3]) for a, b in zip(plain, zeros))
-
-
 def sorted_stream(T, offsets, L):
     """(tokens, wpos, wl) of one shard, as the repeats stage makes them."""
     sa = pydivsufsort.divsufsort(T.copy()).astype(np.int32) if len(T) else np.zeros(0, np.int32)
@@ -203,41 +164,46 @@ def sorted_stream(T, offsets, L):
     return T, wpos, wl
 
 
-def check_find_windows(ref, queries, L):
-    """find_windows and window_lcp against the windows compared one by one. `queries`: one
-    stream or a list of them (looked up in one walk, each window once)."""
-    queries = queries if isinstance(queries, list) else [queries]
-    heads, ends, qstream, qrun = native.find_windows(ref, queries, L)
-    T, wpos, _ = ref
-    runs: dict[tuple, list[int]] = {}
-    for i, p in enumerate(wpos.tolist()):
-        runs.setdefault(tuple(T[p:p + L].tolist()), []).append(i)
-    wanted = {tuple(qT[p:p + L].tolist()) for qT, qpos, _ in queries for p in qpos.tolist()}
-    want = sorted((r[0], r[-1] + 1) for w, r in runs.items() if w in wanted)
-    assert all(r == list(range(r[0], r[-1] + 1)) for r in runs.values())  # equal windows are one run
-    assert list(zip(heads.tolist(), ends.tolist())) == want
-    # each found window named by the first query stream that holds it and its ordinal among
-    # that stream's distinct windows (as merge numbers run_gid)
-    distinct = []
-    for qT, qpos, qwl in queries:
-        firsts = [p for j, p in enumerate(qpos.tolist()) if j == 0 or qwl[j] < L]
-        distinct.append([tuple(qT[p:p + L].tolist()) for p in firsts])
-    for h, qs_, qr in zip(heads.tolist(), qstream.tolist(), qrun.tolist()):
-        w = tuple(T[wpos[h]:wpos[h] + L].tolist())
-        assert distinct[qs_][qr] == w
-        assert all(w not in distinct[s_] for s_ in range(qs_))
-    kept = wpos[heads]
-    lcp = native.window_lcp(T, kept, L)
-    for i in range(len(kept)):
-        a, b = (T[kept[i - 1]:kept[i - 1] + L], T[kept[i]:kept[i] + L]) if i else (T[:0], T[:0])
-        n = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
-        assert lcp[i] == n
-    return len(heads)
+def check_merge_lookup(streams, q0, refs, L):
+    """merge_lookup against the windows compared one by one: `streams` ((tokens, wpos, wl) of
+    each shard merged; streams[q0:] this run's, whose windows are looked up) and `refs` (the
+    references' sorted windows). A window's group counts its occurrences in every stream and
+    one more when a query stream holds it and any reference does; the groups of those counted
+    twice or more are numbered densely in the windows' order, as merge numbers them. Each
+    reference's runs of windows equal to a query window come in order with their group."""
+    occ: dict[tuple, int] = {}
+    for T, wpos, _ in streams:
+        for p in wpos.tolist():
+            w = tuple(T[p:p + L].tolist())
+            occ[w] = occ.get(w, 0) + 1
+    queried = {tuple(T[p:p + L].tolist()) for T, wpos, _ in streams[q0:] for p in wpos.tolist()}
+    held = [{tuple(T[p:p + L].tolist()) for p in wpos.tolist()} for T, wpos, _ in refs]
+    for w in queried:
+        occ[w] += any(w in h for h in held)
+    repeated = sorted(w for w, c in occ.items() if c >= 2)
+    ids = {w: g for g, w in enumerate(repeated)}
+    merged = [(T, wpos, wl, np.full(native.count_runs(wl, L), -7, np.int64)) for T, wpos, wl in streams]
+    G, found = native.merge_lookup(merged, L, q0, refs)
+    assert G == len(ids)
+    for T, wpos, wl, run_gid in merged:
+        firsts = [p for j, p in enumerate(wpos.tolist()) if j == 0 or wl[j] < L]
+        assert run_gid.tolist() == [ids.get(tuple(T[p:p + L].tolist()), -1) for p in firsts]
+    looked = 0
+    for (T, wpos, _), (heads, ends, gid) in zip(refs, found):
+        runs: dict[tuple, list[int]] = {}
+        for i, p in enumerate(wpos.tolist()):
+            runs.setdefault(tuple(T[p:p + L].tolist()), []).append(i)
+        assert all(r == list(range(r[0], r[-1] + 1)) for r in runs.values())  # equal windows are one run
+        want = sorted((r[0], r[-1] + 1, ids[w]) for w, r in runs.items() if w in queried)
+        assert list(zip(heads.tolist(), ends.tolist(), gid.tolist())) == want
+        looked += len(heads)
+    return looked
 
 
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), L=st.integers(1, 12), dt=st.sampled_from([np.uint8, np.uint16, np.uint32]))
-def test_find_windows_matches_brute_force(data, L, dt):
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), L=st.integers(1, 12), dt=st.sampled_from([np.uint8, np.uint16, np.uint32]),
+       q0=st.integers(0, 2), n_query=st.integers(0, 3), n_refs=st.integers(0, 3))
+def test_merge_lookup_matches_brute_force(data, L, dt, q0, n_query, n_refs):
     def shard(n_docs, size):
         docs = data.draw(st.lists(st.lists(st.integers(0, 2), max_size=size), max_size=n_docs))
         T = np.array([t for d in docs for t in d], dtype=dt)
@@ -245,12 +211,13 @@ def test_find_windows_matches_brute_force(data, L, dt):
             T = T + 70_000
         return sorted_stream(T, np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64), L)
 
-    check_find_windows(shard(6, 80), shard(3, 30), L)
-    # several query streams, sharing windows with each other and with the reference, and empty ones
-    check_find_windows(shard(6, 80), [shard(3, 30) for _ in range(data.draw(st.integers(1, 4)))], L)
+    # streams before q0 (merged, not looked up), this run's (looked up), references sharing
+    # windows with both and with each other, empty ones among them
+    streams = [shard(3, 30) for _ in range(q0 + n_query)]
+    check_merge_lookup(streams, q0, [shard(6, 80) for _ in range(n_refs)], L)
 
 
-def test_find_windows_gallops_over_long_stretches():
+def test_merge_lookup_gallops_over_long_stretches():
     """A reference whose windows are one run of thousands (past the scan of a run's end) and
     many distinct windows no query falls between (past the walk), queries enough for every
     cursor of the kernel: found as one by one."""
@@ -261,7 +228,7 @@ def test_find_windows_gallops_over_long_stretches():
     picks = rng.choice(len(T) - L, 400, replace=False)  # queries for every cursor of the kernel
     Q = np.concatenate([T[p:p + L] for p in picks] + [np.zeros(L, np.uint8), np.full(L, 9, np.uint8)])
     query = sorted_stream(Q, np.arange(0, len(Q) + 1, L).astype(np.int64), L)
-    assert check_find_windows(ref, query, L) >= 250
+    assert check_merge_lookup([query], 0, [ref], L) >= 250
 
 
 def test_merge_on_adversarial_repeats_is_not_quadratic():

@@ -353,6 +353,10 @@ def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = No
     `ws` itself is not changed: the stages are asked through a view of it (same folder, same
     database connection) whose `verify` is the argument, so a caller's Workspace keeps its
     own setting whatever happens here."""
+    # the connection made on `ws` first, so the view shares it: a view copied from a folder
+    # with none yet opened its own, never closed (a writer's kept the write-ahead log on
+    # after every stage command)
+    ws.read("SELECT 1")
     view = copy.copy(ws)
     view.verify = verify
     wf = view.workflow

@@ -490,6 +490,20 @@ def test_a_damaged_record_of_the_folders_workflow_is_refused_not_replaced(cli, c
     assert out.read_bytes() == want and decisions(w) == want_decisions
 
 
+def test_every_command_leaves_the_database_settled(cli, first_run, tmp_path):
+    """After each command the database is one file, its journal back to a plain rollback one:
+    a reading command afterwards (sql, status, explain) writes nothing in the folder. A stage
+    command's check of its prerequisites opened a second connection, never closed, so every
+    stage command left sadedup.db-wal and -shm, and the next `sql` wrote the index."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    first_run(w)
+    for command in (["exact", w], ["repeats", w, "--set", "substring.min_length=20"], ["export", w, "--output", out],
+                    ["status", w], ["sql", w, "SELECT count(*) FROM spans"]):
+        cli(*command)
+        assert sorted(p.name for p in w.glob("sadedup.db*")) == ["sadedup.db"], command
+        assert db_rows(w, "PRAGMA journal_mode") == [("delete",)], command
+
+
 def test_export_to_another_output_becomes_the_folders_output(cli, corpus, tmp_path):
     w, out, other = tmp_path / "w", tmp_path / "out.jsonl", tmp_path / "other.jsonl"
     cli("ingest", "--input", corpus, "--workdir", w, *SMALL)

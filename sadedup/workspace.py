@@ -58,9 +58,12 @@ _FOLD_AT_EXIT: set[Path] = set()
 def _fold_at_exit() -> None:
     """db.fold_journal once the command is over, for each database unlock could not fold: the
     interrupt's traceback, which kept a closed connection's cursor alive (and so the
-    connection), is garbage by then, in a cycle with its frames until a collection."""
+    connection), is garbage by then, in a cycle with its frames until a collection. The CLI
+    froze every object as it finished (gc.freeze: no collection at exit): unfrozen here, the
+    rare exit that needs one pays for it."""
     if not _FOLD_AT_EXIT:
         return
+    gc.unfreeze()
     gc.collect()
     for path in sorted(_FOLD_AT_EXIT):
         db.fold_journal(path)

@@ -160,8 +160,10 @@ def _build_index(workdir: PathLike, executor: str | None = None) -> dict[str, An
         ws.unlock()
         raise
     if _build_covers_all(ws, states):
-        ws.unlock()
-        n = len(shard_dirs(ws))
+        try:
+            n = len(shard_dirs(ws))
+        finally:
+            ws.unlock()  # after its last read: a read after it connected again, in WAL mode, unsettled
         detail = {"shards": n, "built": 0, "reused": n, "source": "build", "skipped": True}
         say(index_summary(detail))
         return detail

@@ -412,6 +412,7 @@ class Workspace:
         self._engine = None
         self._reader: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
+        self._released = False  # unlocked after holding the folder: its database is settled
         # is_done reads artifacts back to compare checksums (status turns it off: sizes only)
         self.verify = True
 
@@ -420,6 +421,10 @@ class Workspace:
 
     @property
     def engine(self):
+        if self._released and not self.readonly:
+            # a writer's connection after unlock settled the database would switch it to WAL
+            # again, and nothing would settle it: the next reader writes the -shm index
+            raise RuntimeError(f"{self.root}: its database used after the folder was released")
         if self._engine is None:
             self._engine = db.open_db(self.root, readonly=self.readonly)
         return self._engine
@@ -448,6 +453,7 @@ class Workspace:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd
+        self._released = False
 
     def writer(self) -> Holder | None:
         """The Holder of this folder's lock when another process holds it now, None when none
@@ -478,6 +484,7 @@ class Workspace:
         finally:
             os.close(self._lock_fd)
             self._lock_fd = None
+            self._released = True
 
     # ---- state: inputs and workflow
     @property

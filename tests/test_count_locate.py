@@ -165,6 +165,9 @@ def test_cli_prefilter_off_reads_the_build_arrays(cli, tmp_path):
     work = make_folder(tmp_path, docs, ["substring.prefilter=false", "substring.shard_tokens=5"])
     d = sadedup.index(work, **QUIET)
     assert (d["source"], d["built"]) == ("build", 0)
+    # nothing to build, and the database settled (a read after the folder was let go left
+    # it in WAL mode, -wal and -shm beside it)
+    assert sorted(p.name for p in Path(work).glob("sadedup.db*")) == ["sadedup.db"]
     p = cli("count", work, "ca", "--format", "json")
     assert json.loads(p.stdout) == {"count": 3} and "building" not in p.stderr
     assert not list(Path(work).glob("substring/*/index"))

@@ -199,8 +199,9 @@ def test_a_refused_stage_command_keeps_nothing_of_its_set(cli, first_run, tmp_pa
 
 
 @pytest.mark.parametrize("damage", ["delete", "corrupt"])
-@pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy", "substring/*/shards.json",
-                                      "substring/*/L20/shard_00000/sa.npy", "substring/*/L20/shard_00000/gid.npy"])
+@pytest.mark.parametrize("artifact", ["ingest/texts.bin", "substring/*/shard_00000/tokens.npy",
+                                      "substring/*/shards.json", "substring/*/L20/shard_00000/sa.npy",
+                                      "substring/*/L20/shard_00000/gid.npy"])
 def test_a_rebuilt_artifact_gives_fresh_output(cli, corpus, first_run, tmp_path, artifact, damage):
     w, out = tmp_path / "w", tmp_path / "out.jsonl"
     want, want_decisions = first_run(w, "--set", "substring.shard_tokens=8000")

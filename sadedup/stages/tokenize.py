@@ -351,7 +351,8 @@ class Tokenize(Stage):
         raw = json.dumps(plan).encode()
         with replaced(folder / PLAN) as f:
             f.write(raw)
-        return {"plan_sum": xxhash.xxh3_64_hexdigest(raw), "shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": len(rebuild),
+        return {"shards": len(cuts), "reused": len(cuts) - wrote, "rebuilt": len(rebuild),
+                "plan_sum": xxhash.xxh3_64_hexdigest(raw),  # whole() and plan_of check the plan read against it
                 "tokens": int(sum(token_counts)), "documents": len(doc_ids), "shard_tokens": size,
                 "tokenizer": tok.spec, "vocab_size": tok.vocab_size, "folder": str(folder.relative_to(ws.root))}
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -124,8 +125,11 @@ def well_formed(p: subprocess.CompletedProcess, quiet: bool, interrupted: int | 
     """Success, or a refusal in one line; with `interrupted` (the signal sent) also the line of
     an interruption (exit 128 + signal), or death by the signal before Python answers signals."""
     err = p.stderr
-    if interrupted == signal.SIGINT and err.rstrip().endswith("KeyboardInterrupt") and "sadedup" not in err:
-        return  # Ctrl-C in the interpreter's own start-up (its site module), before any of sadedup ran
+    if interrupted == signal.SIGINT and err.rstrip().endswith("KeyboardInterrupt") and \
+            not re.search(r'File "[^"]*/sadedup/', err):
+        # Ctrl-C in the interpreter's own start-up (its site module, an editable install's
+        # finder among the .pth files), before any module of sadedup ran
+        return
     assert "Traceback" not in err, err
     if p.returncode == 0:
         return

@@ -107,3 +107,17 @@ def test_cli_exact(cli, tmp_path):
     assert "exact:" in p.stderr
     assert db_rows(tmp_path / "w", "SELECT count(*) FROM documents WHERE reason = 'exact_duplicate'") == [(20,)]
     assert len(read_jsonl(tmp_path / "out.jsonl")) == 30
+
+
+@pytest.mark.parametrize("setting", ["exact.keep=column:score", "minhash.keep=column:score"])
+def test_a_column_keep_rule_on_a_corpus_without_copies_keeps_everything(cli, tmp_path, setting):
+    """No group to keep from: the column is not read, and no rank is asked of it (both
+    stages raised 'internal error: ValueError: keep rule column:NAME needs the column's
+    values' on a corpus with nothing to drop)."""
+    inp = tmp_path / "a.jsonl"
+    inp.write_text('{"id": "1", "text": "alpha beta gamma", "score": 3}\n'
+                   '{"id": "2", "text": "delta epsilon zeta", "score": 5}\n')
+    out = tmp_path / "o.jsonl"
+    cli("run", "-q", "--input", inp, "--output", out, "--workdir", tmp_path / "w", "--set", setting,
+        "--set", "stages=exact,minhash")
+    assert out.read_text() == inp.read_text()

@@ -231,8 +231,11 @@ class Exact(Stage):
         R = len(ids) - len(doc_ids)
         # groups of equal hashes (two or more), members in document order
         member_pos, group = self._groups(ctx, parts, len(ids))
-        values = rule_values(ws, cfg.keep, say) if len(member_pos) else None
-        rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
+        if len(member_pos):
+            values = rule_values(ws, cfg.keep, say)
+            rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
+        else:  # no group to keep from (a column: rule's column is not read): every rank is unused
+            rank = np.zeros(len(doc_ids), np.int64)
         if R:  # the references' documents before every new one, whatever the rule
             rank = np.concatenate([np.arange(R), R + rank])
         # the kept one of each group: the best rank

@@ -500,6 +500,8 @@ class MinHash(Stage):
         """The keep rule's rank of every candidate (0 is kept first; ties by document order).
         A column:NAME rule reads its column only with `read_values` (no verified pair: no
         rank is asked for)."""
+        if not read_values and cfg.keep.startswith("column:"):
+            return np.zeros(len(doc_ids), np.int64)  # no cluster to keep from: every rank is unused
         values = rule_values(ws, cfg.keep, say) if read_values else None
         return keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
 

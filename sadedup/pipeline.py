@@ -74,7 +74,8 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
     """The workflow a work folder sadedup made was last configured with; None for a folder
     that records none. One that cannot be read is refused: a run going on with the default
     workflow in its place would redo the folder's work otherwise than it was configured, with
-    no word. `restart`: the folder is started over, with the default (or named) workflow."""
+    no word. `restart`: a damaged one is None (the folder is started over with the default or
+    the named workflow); one that reads is kept, as without --restart."""
     root = Path(workdir)
     path = root / STATE
     if not made_by_sadedup(root) or not path.exists():

@@ -217,6 +217,16 @@ def keep_rank(rule: str, doc_ids: np.ndarray, n_chars: np.ndarray, values: np.nd
     return rank
 
 
+def candidate_ranks(ws: Workspace, rule: str, doc_ids: np.ndarray, n_chars: np.ndarray, needed: bool = True,
+          say=None) -> np.ndarray:
+    """keep_rank of every candidate under `rule`, its column read for a column:NAME rule and
+    ties broken in document order. Not `needed` (no group or cluster to keep one from): zeros,
+    and nothing read (a column: rule has no column to rank by then)."""
+    if not needed:
+        return np.zeros(len(doc_ids), np.int64)
+    return keep_rank(rule, doc_ids, n_chars, rule_values(ws, rule, say), visiting_rank(ws, doc_ids))
+
+
 def rule_values(ws: Workspace, rule: str, say=None) -> np.ndarray | None:
     """The column a column:NAME rule ranks by (None for the other rules)."""
     if not rule.startswith("column:"):

@@ -31,7 +31,7 @@ import xxhash
 
 from .. import reference
 from ..executor import run_all
-from ..keep import candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, visiting_rank
+from ..keep import candidate_documents, candidate_ranks, decisions_digest, order_settings
 from ..normalize import normalized_texts, prepare
 from ..progress import bar, say
 from ..workspace import file_bytes, files_checksum, join_npy, load_npy, save_npy
@@ -231,11 +231,7 @@ class Exact(Stage):
         R = len(ids) - len(doc_ids)
         # groups of equal hashes (two or more), members in document order
         member_pos, group = self._groups(ctx, parts, len(ids))
-        if len(member_pos):
-            values = rule_values(ws, cfg.keep, say)
-            rank = keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
-        else:  # no group to keep from (a column: rule's column is not read): every rank is unused
-            rank = np.zeros(len(doc_ids), np.int64)
+        rank = candidate_ranks(ws, cfg.keep, doc_ids, n_chars, needed=len(member_pos) > 0, say=say)
         if R:  # the references' documents before every new one, whatever the rule
             rank = np.concatenate([np.arange(R), R + rank])
         # the kept one of each group: the best rank

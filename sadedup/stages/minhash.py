@@ -58,8 +58,7 @@ import xxhash
 from .. import lsh as mh
 from .. import native, reference
 from ..config import MinhashConfig
-from ..keep import (candidate_documents, decisions_digest, keep_rank, order_settings, rule_values, source_values,
-                    visiting_rank)
+from ..keep import candidate_documents, candidate_ranks, decisions_digest, order_settings, source_values
 from ..normalize import prepare
 from ..progress import say
 from ..store import TextStore
@@ -498,12 +497,9 @@ class MinHash(Stage):
     @staticmethod
     def ranks(ws, doc_ids, n_chars, cfg: MinhashConfig, read_values: bool = True) -> np.ndarray:
         """The keep rule's rank of every candidate (0 is kept first; ties by document order).
-        A column:NAME rule reads its column only with `read_values` (no verified pair: no
-        rank is asked for)."""
-        if not read_values and cfg.keep.startswith("column:"):
-            return np.zeros(len(doc_ids), np.int64)  # no cluster to keep from: every rank is unused
-        values = rule_values(ws, cfg.keep, say) if read_values else None
-        return keep_rank(cfg.keep, doc_ids, n_chars, values, visiting_rank(ws, doc_ids))
+        Without `read_values` (no verified pair: no cluster, no rank asked for) zeros,
+        nothing read (keep.candidate_ranks)."""
+        return candidate_ranks(ws, cfg.keep, doc_ids, n_chars, needed=read_values, say=say)
 
     @staticmethod
     def _clusters(ws, doc_ids, n_chars, nodes, ei, ej, esim, similarity, floor: float | np.ndarray,

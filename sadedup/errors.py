@@ -14,6 +14,11 @@ class ConfigError(SadedupError):
     """A workflow key is unknown, has the wrong type, or a value is out of range."""
 
 
+class InputsChanged(SadedupError):
+    """An input of a work folder changed (or one was added to or gone from an input folder)
+    since it was read: what was made from it is stale."""
+
+
 class WriteError(SadedupError):
     """The disk refused a write (full, over quota, over the file size limit, or failing).
     Nothing finished is lost: every artifact is renamed into place only when complete, so

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import __version__, faults, graph, reference
 from .config import Workflow, anchored, apply_overrides, load_workflow, unmatched_sources, workflow_from_dict
-from .errors import Interrupted, SadedupError, environment_error
+from .errors import InputsChanged, Interrupted, SadedupError, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
 from .stages.base import Context, Stage
@@ -176,7 +176,9 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
             raise SadedupError("no input given: pass --input PATH (a file or a folder)")
         _check_clean_eval(wf, ws.root, [f.path for f in files] if files is not None else
                           [d["path"] for d in state["inputs"]], output if output is not None else ws.output)
-        ws.configure(wf, files, output, unsupported=unsupported)
+        ws.configure(wf, files, output, unsupported=unsupported, given=list(map(str, inputs)) if inputs else None)
+        if files is None:  # the recorded inputs, as they are now: refused here, not after the work
+            ws.check_inputs()
         _warn_unmatched_sources(ws)
         reference.adopt(ws, refs)
         _retire(ws)
@@ -390,6 +392,8 @@ def standing(ws: Workspace, verify: bool = True, of: Collection[str] | None = No
                     state, why = "stale", _what_changed(stage, ctx, row)
                 elif not stage.done(ctx, key):
                     state, why = "stale", "its files are missing or damaged"
+            except InputsChanged as e:  # what it was made from is not there any more
+                state, why = "stale", str(e)
             except SadedupError as e:  # what it needs is not there (no output named yet, say)
                 state, why = "pending", str(e)
         current[n.name] = state == "done"

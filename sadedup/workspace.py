@@ -39,11 +39,11 @@ import xxhash
 
 from . import __version__, db, graph, native
 from .config import Workflow, workflow_from_dict
-from .errors import SadedupError, note_path
+from .errors import InputsChanged, SadedupError, note_path
 from .provenance import Provenance
-from .locations import Url
+from .locations import Url, has_glob, is_url, without_file_scheme
 from .outputs import output_of
-from .readers import InputFile, detect
+from .readers import InputFile, detect, expand_inputs
 
 STATE = "state.json"
 
@@ -508,11 +508,14 @@ class Workspace:
             f.write(json.dumps(state, indent=2, sort_keys=True).encode())
 
     def configure(self, workflow: Workflow, inputs: list[InputFile] | None, output: str | None,
-                  unsupported: list[tuple[str, str]] | None = None) -> None:
+                  unsupported: list[tuple[str, str]] | None = None, given: list[str] | None = None) -> None:
         """Records what this run works on; refuses inputs that changed under finished work.
 
         `unsupported`: (path, reason) of the entries of input folders that are not read; ingest
-        records them in `input_errors`, so they are part of what the inputs are. Values the
+        records them in `input_errors`, so they are part of what the inputs are. `given`: the
+        --input values `inputs` were expanded from (a folder, a glob), recorded so that a later
+        command naming none lists them again (`check_inputs`): a file added to an input folder
+        is a change, as it is to a fresh run over that folder. Values the
         workflow leaves to the machine (`auto` budget, every core) are resolved the first
         time and kept: a finished folder does not change under a move to another machine."""
         old = self.read_state()
@@ -533,6 +536,7 @@ class Workspace:
         if described is not None:
             state["inputs"] = described
             state["unsupported"] = ignored
+            state["given"] = [_absolute_spec(g) for g in given] if given is not None else None
         if output is not None:
             # recorded absolute, as inputs and references are: a relative one would name another
             # file when a later command (status, a rerun, a run using this folder as its reference)
@@ -602,9 +606,28 @@ class Workspace:
         a stage command, status) uses the recorded ones, and without this a file appended to or
         rewritten under a finished folder left every stage "done": the output answered for input
         that is no longer there, unlike a fresh run over the same files."""
-        recorded = (self._ingested(self.read_state()) or {}).get("inputs")
+        read = self._ingested(self.read_state()) or {}
+        recorded = read.get("inputs")
         if not recorded:
             return  # nothing was read yet: ingest reads what is there
+        if read.get("given"):
+            # what the --input values stand for now: a file added to (or gone from) an input
+            # folder, or newly matching a glob, changes the inputs as a changed file does
+            for g in read["given"]:
+                if not (is_url(g) or has_glob(g) or os.path.lexists(g)):
+                    raise self._inputs_changed(f"{g} is gone")
+            try:
+                files, unsupported = expand_inputs(read["given"])
+                now = [describe_input(f) for f in files]
+            except (SadedupError, OSError) as e:
+                raise self._inputs_changed(str(e)) from None
+            if now != recorded:
+                raise self._inputs_changed(_what_changed(recorded, now, gone="is gone"))
+            was = {p for p, _ in read.get("unsupported") or []}
+            if was != {p for p, _ in unsupported}:
+                new = {p for p, _ in unsupported} - was
+                raise self._inputs_changed(f"{min(new)} is new" if new else f"{min(was - new)} is gone")
+            return
         now = []
         for d in recorded:
             inp = detect(d["path"])
@@ -623,8 +646,8 @@ class Workspace:
         ingest = self.stage_row("ingest")
         return state if state is not None and ingest is not None and ingest.status == "done" else None
 
-    def _inputs_changed(self, what: str) -> SadedupError:
-        return SadedupError(f"inputs changed since work folder {self.root} was made ({what}); "
+    def _inputs_changed(self, what: str) -> InputsChanged:
+        return InputsChanged(f"inputs changed since work folder {self.root} was made ({what}); "
                             f"rerun with --restart to start over")
 
     @property
@@ -735,6 +758,13 @@ def apply_resolved(wf: Workflow, resolved: dict) -> Workflow:
     return dataclasses.replace(wf, run=run)
 
 
+def _absolute_spec(given: str | os.PathLike) -> str:
+    """An --input value as recorded: a local path or glob made absolute (a later command may
+    start in another directory), a URL as it is."""
+    given = without_file_scheme(given)
+    return str(given) if is_url(given) else os.path.abspath(given)
+
+
 def describe_input(f: InputFile) -> dict:
     """What says an input is unchanged: its size and modification time, or for an object
     behind a URL its size and ETag (its modification time where the store has no ETag)."""
@@ -745,7 +775,7 @@ def describe_input(f: InputFile) -> dict:
     return {"path": str(f.path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
-def _what_changed(old: list[dict], new: list[dict]) -> str:
+def _what_changed(old: list[dict], new: list[dict], gone: str = "is no longer given") -> str:
     old_by = {d["path"]: d for d in old}
     new_by = {d["path"]: d for d in new}
     for p in new_by:
@@ -753,7 +783,7 @@ def _what_changed(old: list[dict], new: list[dict]) -> str:
             return f"{p} is new"
     for p in old_by:
         if p not in new_by:
-            return f"{p} is no longer given"
+            return f"{p} {gone}"
     for p, d in new_by.items():
         o = old_by[p]
         if o["size"] != d["size"]:

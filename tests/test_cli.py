@@ -199,7 +199,7 @@ def test_status_names_a_failed_stage_and_its_reason(cli, tmp_path):
     p = cli("export", w, "--output", tmp_path / "out.jsonl", check=False)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1
     st = cli("status", w).stdout
-    assert "export" in st and "failed" in st and "changed since it was ingested" in st
+    assert "export" in st and "failed" in st and f"inputs changed since work folder {w} was made ({inp} was modified)" in st
     assert "pending: export (failed: " in st
 
 

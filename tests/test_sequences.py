@@ -310,6 +310,43 @@ def test_a_forgotten_input_uses_the_recorded_inputs(cli, corpus, tmp_path):
     assert not (tmp_path / "x.jsonl").exists()
 
 
+@pytest.mark.parametrize("given", ["folder", "glob"])
+def test_a_file_added_to_an_input_folder_is_a_change_of_the_inputs(cli, corpus, tmp_path, given):
+    """`--input d` stands for d's files as they are when a command runs, not as they were at the
+    first: a rerun naming no input, `status` and `export` see a file added (or one gone) as a
+    fresh run over d would, and refuse instead of answering for the former files."""
+    data, w, out = tmp_path / "d", tmp_path / "w", tmp_path / "out.jsonl"
+    data.mkdir()
+    lines = corpus.read_bytes().splitlines(keepends=True)
+    (data / "a.jsonl").write_bytes(b"".join(lines[: len(lines) // 2]))
+    spec = data if given == "folder" else data / "*.jsonl"
+    cli("run", "--input", spec, "--output", out, "--workdir", w, *SMALL)
+    (data / "b.jsonl").write_bytes(b"".join(lines[len(lines) // 2:]))
+    for command in (("run", "--workdir", w), ("export", w)):
+        one_line_refusal(cli(*command, check=False), f"inputs changed since work folder {w} was made "
+                         f"({(data / 'b.jsonl').resolve()} is new)")
+    assert [s["state"] for s in pipeline.status(w) if s["stage"] == "export"] == ["stale"]
+    (data / "b.jsonl").unlink()
+    (data / "notes.md").write_text("a file sadedup does not read is recorded as an input error: a change too")
+    if given == "folder":
+        one_line_refusal(cli("run", "--workdir", w, check=False), f"({data.resolve() / 'notes.md'} is new)")
+    else:  # a glob's pattern does not match it
+        assert current(w)
+    (data / "notes.md").unlink()
+    (data / "a.jsonl").rename(tmp_path / "a.jsonl")
+    one_line_refusal(cli("run", "--workdir", w, check=False), "inputs changed since",
+                     f"({(data / 'a.jsonl').resolve()} is gone)" if given == "folder" else "matches no file")
+    (tmp_path / "a.jsonl").rename(data / "a.jsonl")
+    before = out.read_bytes()
+    assert current(w)
+    cli("run", "--workdir", w, *SMALL)
+    assert out.read_bytes() == before
+    # and from another directory: the folder was recorded absolute
+    p = subprocess.run([sys.executable, "-m", "sadedup.cli", "status", str(w)], capture_output=True, text=True,
+                       cwd=tmp_path.parent, env={**os.environ, "CI": "1"})
+    assert p.returncode == 0 and "pending: nothing" in p.stdout, p.stdout + p.stderr
+
+
 def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):
     """`auto` values are resolved when the folder is configured and kept: a later run (on a
     machine that would resolve them differently) uses the recorded ones."""

@@ -36,7 +36,7 @@ from ..readers import (PIECE_BYTES, InputFile, expand_inputs, input_pieces, json
                        parse_json_row, read_records)
 from ..locations import as_path, expand_glob, upload
 from ..outputs import Output, check_not_anothers, claimed, describe, mark_written, output_lock, output_of
-from ..workspace import append_file, deferred_signals, describe_input, npy_in_place, replaced
+from ..workspace import append_file, deferred_signals, npy_in_place, replaced
 from ..writers import ParquetLayout, RowSchema, check_outside, open_writer, row_of
 from .base import Context, Stage, driver_wrote
 
@@ -410,11 +410,8 @@ class Export(Stage):
 
     def _write(self, ctx: Context, out: Output, recorded: list[dict]) -> dict[str, Any]:
         ws, wf = ctx.ws, ctx.wf
+        ws.check_inputs()  # the rows are matched to documents by file and row
         inputs, _ = expand_inputs([d["path"] for d in recorded])
-        for inp, was in zip(inputs, recorded):  # the rows are matched to documents by file and row
-            if describe_input(inp) != was:
-                raise SadedupError(f"input {inp.path} changed since it was ingested (size, modification time or "
-                                   f"ETag); rerun with --restart to start over")
         # Parquet output: the Parquet inputs' schemas, unified (a conflict stops the run here)
         parquet = formats.output_kind(out.first)[0].name == "parquet"
         schema_from = formats.output_schema(inputs, wf.input.text_field) if parquet else None

@@ -91,16 +91,6 @@ def _has_table(con: sqlite3.Connection, name: str) -> bool:
     return _one(con, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)) > 0
 
 
-def _union_sql(method: bool) -> str:
-    """Per document, the characters its spans cover (of one method, with `method`): spans in
-    order of start, each adding what lies past the furthest end before it."""
-    where = "WHERE method = ?" if method else ""
-    return ("SELECT doc_id, sum(max(0, b - max(a, coalesce(prev, a)))) AS cut FROM ("
-            "SELECT doc_id, char_start AS a, char_end AS b, max(char_end) OVER (PARTITION BY doc_id "
-            "ORDER BY char_start, char_end ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev "
-            f"FROM spans {where}) GROUP BY doc_id")
-
-
 def _log2_bins(column: str, top: int = 40) -> str:
     """SQL for the power-of-two bin of a length: 0 for 0, k for [2^(k-1), 2^k)."""
     cases = " ".join(f"WHEN {column} < {1 << k} THEN {k}" for k in range(top))
@@ -239,7 +229,7 @@ def _chars(r: Reader) -> dict[str, Any]:
     con = r.con
     total, kept = con.execute("SELECT coalesce(sum(n_chars), 0), coalesce(sum(CASE WHEN status = 'kept' THEN n_chars "
                               "END), 0) FROM documents").fetchone()
-    cut = _one(con, f"SELECT coalesce(sum(u.cut), 0) FROM ({_union_sql(False)}) u JOIN documents d USING (doc_id) "
+    cut = _one(con, f"SELECT coalesce(sum(u.cut), 0) FROM ({db.span_union_sql(False)}) u JOIN documents d USING (doc_id) "
                     f"WHERE d.status = 'kept'")
     nbytes = _one(con, "SELECT coalesce(sum(n_bytes), 0) FROM documents")
     return {"input": total, "output": kept - cut, "removed": total - (kept - cut), "dropped_documents": total - kept,
@@ -293,7 +283,7 @@ def _stages(r: Reader, methods: list[str]) -> list[dict[str, Any]]:
         cut = 0
         if method in methods:
             seen_methods.add(method)
-            cut = _one(con, f"SELECT coalesce(sum(u.cut), 0) FROM ({_union_sql(True)}) u JOIN documents d "
+            cut = _one(con, f"SELECT coalesce(sum(u.cut), 0) FROM ({db.span_union_sql(True)}) u JOIN documents d "
                             f"USING (doc_id) WHERE d.status = 'kept' OR d.reason != ?", (method, n.reason))
             spans, cut_docs = con.execute("SELECT count(*), count(DISTINCT doc_id) FROM spans WHERE method = ?",
                                           (method,)).fetchone()
@@ -306,7 +296,7 @@ def _stages(r: Reader, methods: list[str]) -> list[dict[str, Any]]:
         if method not in seen_methods:
             spans, cut_docs = con.execute("SELECT count(*), count(DISTINCT doc_id) FROM spans WHERE method = ?",
                                           (method,)).fetchone()
-            cut = _one(con, f"SELECT coalesce(sum(cut), 0) FROM ({_union_sql(True)})", (method,))
+            cut = _one(con, f"SELECT coalesce(sum(cut), 0) FROM ({db.span_union_sql(True)})", (method,))
             out.append({"stage": method, "method": method, "reason": None, "documents_in": n_docs, "dropped": 0,
                         "documents_out": n_docs, "chars_in": chars_in, "chars_dropped": 0, "spans": spans,
                         "documents_with_spans": cut_docs, "chars_cut": cut, "chars_out": chars_in - cut,
@@ -483,7 +473,7 @@ def _spans(r: Reader, methods: list[str]) -> dict[str, Any]:
         reason = reasons.get(method)
         n, docs, chars = con.execute("SELECT count(*), count(DISTINCT doc_id), coalesce(sum(char_end - char_start), 0) "
                                      "FROM spans WHERE method = ?", (method,)).fetchone()
-        union = f"({_union_sql(True)})"
+        union = f"({db.span_union_sql(True)})"
         covered = _one(con, f"SELECT coalesce(sum(cut), 0) FROM {union}", (method,))
         lengths = [[b, c] for b, c in con.execute(
             f"SELECT {_log2_bins('char_end - char_start')} AS bin, count(*) FROM spans WHERE method = ? "
@@ -542,7 +532,7 @@ def _by_source(r: Reader) -> list[dict[str, Any]]:
     for s, reason, n in con.execute("SELECT source, reason, count(*) FROM documents WHERE status != 'kept' "
                                     "GROUP BY source, reason"):
         rows[s]["dropped"][reason or "dropped"] = n
-    for s, cut in con.execute(f"SELECT d.source, sum(u.cut) FROM ({_union_sql(False)}) u JOIN documents d "
+    for s, cut in con.execute(f"SELECT d.source, sum(u.cut) FROM ({db.span_union_sql(False)}) u JOIN documents d "
                               f"USING (doc_id) WHERE d.status = 'kept' GROUP BY d.source"):
         rows[s]["chars_out"] -= cut
     return [rows[s] for s in sorted(rows)]

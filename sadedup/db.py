@@ -334,6 +334,17 @@ def bulk_replace(conn: Connection, table: Table, columns: Sequence[str], rows: I
     return n
 
 
+def span_union_sql(method: bool) -> str:
+    """SQL for (doc_id, cut): per document, the characters its spans cover (of one method, the
+    `?` parameter, with `method`): spans in order of start, each adding what lies past the
+    furthest end before it."""
+    where = "WHERE method = ?" if method else ""
+    return ("SELECT doc_id, sum(max(0, b - max(a, coalesce(prev, a)))) AS cut FROM ("
+            "SELECT doc_id, char_start AS a, char_end AS b, max(char_end) OVER (PARTITION BY doc_id "
+            "ORDER BY char_start, char_end ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev "
+            f"FROM spans {where}) GROUP BY doc_id")
+
+
 def bulk_update_documents(conn: Connection, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
     """Updates documents by doc_id through a temporary table and one UPDATE ... FROM."""
     conn.exec_driver_sql("DROP TABLE IF EXISTS temp.doc_update")

@@ -91,7 +91,7 @@ NODES: tuple[Node, ...] = (
          summary="groups of equal windows across shards"),
     Node("remove", "remove:Remove", ("repeats", "tokenize"), method="substring", reason="substring_coverage",
          decides=True, summary="repeated passages cut, documents over drop_fraction dropped", spans=True,
-         doc_columns=("n_tokens", "removed_tokens", "coverage", "removed_chars")),
+         doc_columns=("n_tokens", "removed_tokens", "coverage")),
     Node("export", "export:Export", ("remove",), folders=("export.partial",), summary="kept documents written, cut"),
 )
 

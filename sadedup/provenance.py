@@ -136,10 +136,13 @@ class Provenance:
 
     # ---- decisions of span stages
     def replace_spans(self, stage: str, columns: Sequence[str], rows: Iterable[Sequence],
-                      doc_columns: Sequence[str], doc_rows: Iterable[Sequence], dropped: np.ndarray) -> None:
+                      doc_columns: Sequence[str], doc_rows: Iterable[Sequence], dropped: np.ndarray,
+                      removed: tuple[np.ndarray, np.ndarray]) -> None:
         """Replaces `stage`'s spans, its per-document results (doc_columns, by doc_id) and its
         drops (the documents `dropped`, with the stage's reason). Only the dropped documents'
-        status changes, so the (status, reason) index is touched for them alone.
+        status changes, so the (status, reason) index is touched for them alone. `removed`:
+        (doc_ids, characters) of every document the stage decided on, with the characters its
+        own spans cover, for `documents.removed_chars` (`_count_removed`).
 
         Without a span_id column the spans are numbered after every other method's, then every
         method's moved into the order a fresh run numbers them (_in_fresh_order), like cluster ids."""
@@ -158,6 +161,7 @@ class Provenance:
             if doc_columns:
                 db.bulk_update_documents(conn, doc_columns, doc_rows)
             db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", n.reason) for d in dropped.tolist()))
+            _count_removed(conn, method, removed)
             _in_fresh_order(conn, "spans", "span_id", graph.SPAN_METHODS)
 
     def replace_eval_items(self, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
@@ -182,9 +186,16 @@ class Provenance:
     def retract(self, stage: str) -> None:
         """Takes back every decision of `stage` and its record (a workflow that no longer
         runs it)."""
+        n = graph.node(stage)
         with self.engine.begin() as conn:
+            # taking back a span stage that ran changes what the span stages cut, all told
+            ran = n.spans and conn.exec_driver_sql(
+                "SELECT EXISTS (SELECT 1 FROM stages WHERE stage = ?) OR EXISTS (SELECT 1 FROM spans WHERE "
+                "method = ?)", (stage, n.method or stage)).scalar()
             self._take_back(conn, stage)
             self._forget(conn, [stage])
+            if ran:
+                _count_removed(conn, None, None)
             _in_fresh_order(conn, "clusters", "cluster_id", graph.METHODS, members="cluster_members")
             _in_fresh_order(conn, "spans", "span_id", graph.SPAN_METHODS)
 
@@ -203,6 +214,35 @@ class Provenance:
             conn.exec_driver_sql(f"UPDATE documents SET {sets} WHERE {n.doc_columns[0]} IS NOT NULL")
         for table in n.owns:
             conn.exec_driver_sql(f"DELETE FROM {table}")
+
+
+def _count_removed(conn: Connection, method: str | None, own: tuple[np.ndarray, np.ndarray] | None) -> None:
+    """documents.removed_chars, the characters the span stages cut from each document: the
+    union of its spans of every method, 0 for a document that reached the span stages and was
+    not cut, NULL for one dropped before them (or when no span stage ran). A pure function of
+    the spans and the decisions, recounted whenever a span stage's spans change, so a value
+    never mixes a stage's former spans with another's new ones.
+
+    `own`: (doc_ids, characters) of the documents the stage of `method` decided on, covered by
+    its own spans; when no other method has spans that is the answer, and the union over every
+    span (a sort of all of them in SQL, seconds at a million spans) is not needed."""
+    conn.exec_driver_sql("UPDATE documents SET removed_chars = NULL WHERE removed_chars IS NOT NULL")
+    span_stages = tuple(s.name for s in graph.NODES if s.spans)
+    if own is not None and conn.exec_driver_sql("SELECT 1 FROM spans WHERE method != ? LIMIT 1", (method,)).first() is None:
+        db.bulk_update_documents(conn, ["removed_chars"], db.Columns([np.asarray(own[0]), np.asarray(own[1])]))
+        return
+    if own is None and conn.exec_driver_sql(
+            f"SELECT 1 FROM stages WHERE stage IN ({', '.join('?' * len(span_stages))}) LIMIT 1",
+            span_stages).first() is None:
+        return  # no span stage left: nothing was cut
+    reasons = tuple(s.reason for s in graph.NODES if s.spans)
+    conn.exec_driver_sql("DROP TABLE IF EXISTS temp.span_union")
+    conn.exec_driver_sql("CREATE TEMP TABLE span_union (doc_id INTEGER PRIMARY KEY, cut INTEGER)")
+    conn.exec_driver_sql(f"INSERT INTO temp.span_union {db.span_union_sql(False)}")
+    conn.exec_driver_sql(
+        "UPDATE documents SET removed_chars = coalesce((SELECT cut FROM temp.span_union u WHERE u.doc_id = "
+        f"documents.doc_id), 0) WHERE status = 'kept' OR reason IN ({', '.join('?' * len(reasons))})", reasons)
+    conn.exec_driver_sql("DROP TABLE temp.span_union")
 
 
 def _in_fresh_order(conn: Connection, table: str, key: str, methods: Sequence[str], members: str | None = None) -> None:

@@ -23,7 +23,7 @@ def db_rows(workdir: Path, query: str, args: tuple = ()) -> list[tuple]:
 def decisions(work: Path) -> list:
     """The documents' decisions, the spans and the clusters with their ids: `explain` and SQL
     name spans and clusters by id, so a folder brought current must number them as a fresh run."""
-    return (db_rows(work, "SELECT doc_id, status, reason, n_tokens, removed_tokens FROM documents ORDER BY doc_id")
+    return (db_rows(work, "SELECT doc_id, status, reason, n_tokens, removed_tokens, removed_chars FROM documents ORDER BY doc_id")
             + db_rows(work, "SELECT span_id, method, doc_id, tok_start, tok_end, char_start, char_end, src_doc_id, "
                             "src_tok_start FROM spans ORDER BY doc_id, tok_start")
             + db_rows(work, "SELECT c.cluster_id, c.method, m.doc_id, c.kept_doc_id FROM cluster_members m JOIN "

@@ -185,6 +185,28 @@ def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, fresh, fir
         assert ("recorded workflow is kept" in p.stderr) == note, (named, sets, p.stderr)
 
 
+@pytest.mark.parametrize("stages", ["exact,lines,substring", "lines", "lines,passages,substring"])
+def test_removed_chars_is_what_the_output_lost_whatever_cut_it(cli, corpus, fresh, tmp_path, stages):
+    """documents.removed_chars is the characters the span stages cut, all told: was only the
+    substring stage's (NULL with lines alone, lines' cuts left out, a substring span inside a
+    cut line counted again). Through a switch of workflows and back, too."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    sets = ["--set", f"stages={stages}", "--set", "lines.keep=none", "--set", "passages.words=20",
+            "--set", "passages.stride=10"]
+    for extra in (sets, ["--set", "stages=exact"], sets):
+        cli("run", "default", "--input", corpus, "--output", out, "--workdir", w, *SMALL, *extra)
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = db_rows(w, "SELECT ext_id, n_chars, removed_chars FROM documents WHERE status = 'kept' ORDER BY doc_id")
+    assert [r[0] for r in rows] == [d["id"] for d in kept]
+    assert [n - r for _, n, r in rows] == [len(d["text"]) for d in kept]
+    methods = {m for (m,) in db_rows(w, "SELECT DISTINCT method FROM spans")}
+    assert methods == set(stages.split(",")) - {"exact"}  # every cutting stage cut something here
+    if "exact" in stages:
+        assert db_rows(w, "SELECT DISTINCT removed_chars FROM documents WHERE reason = 'exact_duplicate'") == [(None,)]
+    dropped = db_rows(w, "SELECT count(*) FROM documents WHERE reason = 'line_coverage' AND removed_chars > 0")
+    assert dropped[0][0] > 0  # those lines cut and dropped say how much was cut
+
+
 def test_a_refused_stage_command_keeps_nothing_of_its_set(cli, first_run, tmp_path):
     """A stage command refused because a stage before it is not current (here made stale by
     its own --set) leaves the folder as it was: its --set is not kept for the next command."""

@@ -226,9 +226,8 @@ class Remove(Stage):
             src_ref[cols[-1] < 0] = None
             rows = [*cols[:-1], src_ref]
         # no span_id: the writer numbers them after the spans of the stages that cut before
-        ws.prov.replace_spans("remove", names, db.Columns(rows),
-                              ["n_tokens", "removed_tokens", "coverage", "removed_chars"],
-                              db.Columns([all_ids, ntok, rem, cov, rch]), all_ids[drp])
+        ws.prov.replace_spans("remove", names, db.Columns(rows), ["n_tokens", "removed_tokens", "coverage"],
+                              db.Columns([all_ids, ntok, rem, cov]), all_ids[drp], removed=(all_ids, rch))
         return {"spans": n_spans, "removed_tokens": int(rem.sum()), "tokens": int(ntok.sum()),
                 "dropped": int(drp.sum()), "cut": int(((rem > 0) & ~drp).sum()),
                 "digest": decisions_digest(*cols, all_ids, rem, drp)}

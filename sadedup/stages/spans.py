@@ -108,8 +108,11 @@ class SpanStage(Stage):
         cols = {"doc_id": c.doc_id, "char_start": c.char_start, "char_end": c.char_end, "src_doc_id": c.src_doc_id,
                 "src_char_start": c.src_char_start, "src_char_end": c.src_char_end, **c.extra}
         cols = {k: np.asarray(v)[order] for k, v in cols.items()}
+        decided = np.sort(np.asarray(doc_ids, dtype=np.int64))
         ctx.ws.prov.replace_spans(self.name, list(cols), _nullable_rows(cols), [], [],
-                                  np.asarray(c.dropped, dtype=np.int64))
+                                  np.asarray(c.dropped, dtype=np.int64),
+                                  removed=(decided, union_length(cols["doc_id"], cols["char_start"], cols["char_end"],
+                                                                 decided)))
         dropped = set(np.asarray(c.dropped).tolist())
         cut_docs = {d for d in np.unique(c.doc_id).tolist() if d not in dropped}
         return {"documents": int(len(doc_ids)), "spans": int(len(c.doc_id)), "cut": len(cut_docs),

@@ -210,7 +210,7 @@ def run(inputs: Inputs | None, output: PathLike | None, workdir: PathLike, workf
             a `sadedup.config.Workflow` object (e.g. from `sadedup.load_workflow`).
         overrides: {"substring.min_length": 50, "stages": ["substring"]} or
             ["substring.min_length=50", "stages=substring"], applied over the workflow.
-        restart: forget what sadedup wrote in `workdir` first.
+        restart: forget what sadedup wrote in `workdir` first, its recorded settings and references too.
         executor, workers: where per-shard work runs and how many processes (default: the
             workflow's run.workers, 0 = every core this process may use).
         quiet: True for no progress bars or notes (warnings still come).

@@ -229,9 +229,10 @@ Workers = Annotated[Optional[int], typer.Option(metavar="N", help="Worker proces
 Budget = Annotated[Optional[str], typer.Option(
     "--memory-budget", "-m", metavar="SIZE", help="Memory the run may use, e.g. 4GB or 512MB (default: run.memory_budget, auto = 40% "
                                   "of the memory this process may use). Shard sizes and buffers derive from it.")]
-Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sadedup wrote in the work folder and "
-                                                       "start over (other files stay; a folder sadedup did not make "
-                                                       "is refused).")]
+Restart = Annotated[bool, typer.Option("--restart", help="Forget everything sadedup wrote in the work folder, its "
+                                                       "recorded inputs, output, settings and references too, and "
+                                                       "start over as on an empty folder (other files stay; a folder "
+                                                       "sadedup did not make is refused).")]
 References = Annotated[Optional[list[Path]], typer.Option(
     "--reference", "-r", metavar="DIR", parser=_reference_folder, help="A finished work folder to deduplicate against (run.reference): its kept "
                                              "documents come first and are never dropped or cut; a new document "

@@ -113,13 +113,16 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     work folder keeps the one it has (and --set changes it): rerunning a command without its
     workflow argument never switches the folder back to the default. `references`: the
     --reference folders, in place of the workflow's run.reference."""
-    recorded = _recorded_workflow(workdir, restart) if workflow is None else None
+    # --restart forgets the folder's workflow with the rest: the command runs as it would on
+    # an empty folder (the default or the named workflow, this command's --set on top)
+    forgotten = _recorded_workflow(workdir, restart) if restart else None
+    recorded = _recorded_workflow(workdir, restart) if workflow is None and not restart else None
     kept_refs: tuple[str, ...] = ()
     wf = anchored(apply_overrides(recorded, overrides or []) if recorded is not None
                   else load_workflow(workflow, overrides))
     if references is not None:
         wf = dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=tuple(map(str, references))))
-    elif workflow is not None and not wf.run.reference and \
+    elif workflow is not None and not restart and not wf.run.reference and \
             not any(o.partition("=")[0].strip() == "run.reference" for o in overrides or []):
         # the folder's references are kept like its inputs when a workflow is named: only
         # --reference (or --set run.reference) replaces them; switching to one that names none
@@ -184,6 +187,8 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         _retire(ws)
         if recorded is not None:  # said once the command goes ahead, not before a refusal
             _say_kept(workdir, wf, overrides)
+        if forgotten is not None:
+            _say_forgotten(workdir, forgotten, wf, workflow)
         if kept_refs:  # so is this
             from .progress import say
 
@@ -194,6 +199,23 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         ws.unlock()
         raise
     return ws
+
+
+def _say_forgotten(workdir: str | Path, was: Workflow, now: Workflow, named: str | None) -> None:
+    """After --restart: what of the folder's former workflow this run no longer has, as a
+    warning (-q does not hide it): the run decides otherwise than the folder did."""
+    from .progress import warn
+
+    if was.run.reference and not now.run.reference:
+        warn(f"--restart forgot the references of {workdir} ({', '.join(was.run.reference)}); pass --reference "
+             f"again to deduplicate against them")
+    if _without_references(was).to_dict() != _without_references(now).to_dict():
+        warn(f"--restart: {workdir} starts over with {f'workflow {named}' if named else 'the default workflow'} and "
+             f"this command's --set; its former settings are forgotten")
+
+
+def _without_references(wf: Workflow) -> Workflow:
+    return dataclasses.replace(wf, run=dataclasses.replace(wf.run, reference=()))
 
 
 def _warn_unmatched_sources(ws: Workspace) -> None:

@@ -484,3 +484,21 @@ def test_a_reference_of_a_reference_not_given_is_warned(cli, tmp_path):
             "--reference", tmp_path / "wb", "--reference", tmp_path / "wa", *sets)
     assert "warning" not in p.stderr, p.stderr
     assert rows(tmp_path / "wd", "SELECT status, count(*) FROM documents GROUP BY 1") == [("dropped", 18)]
+
+
+def test_restart_forgets_the_references_and_says_so(cli, tmp_path):
+    """--restart starts the folder over as an empty one, references included; what those would
+    have dropped is kept now, so that is a warning, even with -q."""
+    rng = random.Random(12)
+    d0 = [random_text(rng, 400) for _ in range(10)]
+    a, b = write(tmp_path / "a.jsonl", "a", d0), write(tmp_path / "b.jsonl", "b", d0[:4] + d0[:2])
+    sets = ["--set", "stages=exact", *FAST]
+    cli("run", "-q", "--input", a, "--output", tmp_path / "oa.jsonl", "--workdir", tmp_path / "wa", *sets)
+    w = tmp_path / "wb"
+    cli("run", "-q", "--input", b, "--output", tmp_path / "ob.jsonl", "--workdir", w, "--reference", tmp_path / "wa",
+        *sets)
+    assert rows(w, "SELECT count(*) FROM documents WHERE status = 'dropped'") == [(6,)]
+    p = cli("run", "-q", "--input", b, "--output", tmp_path / "ob.jsonl", "--workdir", w, "--restart", *sets)
+    assert f"--restart forgot the references of {w} ({tmp_path / 'wa'})" in p.stderr, p.stderr
+    assert rows(w, "SELECT count(*) FROM documents WHERE status = 'dropped'") == [(2,)]  # as on an empty folder
+    assert rows(w, "SELECT count(*) FROM refs") == [(0,)]

@@ -280,6 +280,21 @@ def test_restart_deletes_only_what_sadedup_wrote(cli, corpus, first_run, tmp_pat
     assert not (tmp_path / "o2.jsonl").exists()
 
 
+def test_restart_runs_as_on_an_empty_folder(cli, corpus, fresh, tmp_path):
+    """--restart forgets the folder's settings with its work: it kept the recorded --set
+    (stages=substring here), so `run --restart` gave other output than the same command on an
+    empty folder, though its help says it forgets everything. It says what it forgot, -q or not."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "stages=substring")
+    p = cli("-q", "run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    want, want_decisions = fresh()
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    assert "former settings are forgotten" in p.stderr
+    # the same command again: nothing forgotten, nothing said
+    p = cli("-q", "run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert out.read_bytes() == want and "forgotten" not in p.stderr and "forgot" not in p.stderr
+
+
 def test_restart_from_inside_a_folder_it_deletes_is_refused(corpus, first_run, tmp_path):
     """`cd work/ingest; sadedup run ... --workdir .. --restart` emptied the work folder and then
     died on the vanished current folder ("internal error: FileNotFoundError"), and so did every

@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import os
+import tempfile
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -253,9 +254,16 @@ def _check_output(output: str | Path, inputs: list, workdir: str | Path, wf: Wor
     if out.remote:
         return  # the check wrote a probe object there
     output = out.first
-    if not os.access(Path(output).resolve().parent, os.W_OK):  # found now, not at export
-        raise SadedupError(f"output {output}: cannot write in {Path(output).resolve().parent} (permission denied "
-                           f"or a read-only file system)")
+    parent = Path(output).resolve().parent
+    # found now, not at export: a file made and removed there, as access() says yes to root
+    # anywhere (/proc, a read-only bind mount) and export failed hours later on its lock file
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".sadedup-probe-", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise SadedupError(f"output {output}: cannot write in {parent} ({e.strerror.lower() if e.strerror else e})") \
+            from None
 
 
 def _check_clean_eval(wf: Workflow, root: Path, inputs: list, output: str | Path | None) -> None:

@@ -128,6 +128,10 @@ def _substring_state(ws: Workspace, command: str) -> dict[str, dict[str, Any]]:
     states = {s["stage"]: s for s in standing(ws, verify=False)}
     t = states["tokenize"]
     if t["state"] != "done":
+        live = ws.writer()
+        if live is not None:  # a run is bringing it current: advising a stage command would be refused
+            raise SadedupError(f"{command}: a sadedup run{live} is working in {ws.root} and has not finished the "
+                               f"substring stage yet (tokenize: {t['why']}); ask again when it has")
         how = stage_command(ws, (first_not_done(ws, "tokenize", states) or t)["stage"])
         what = "has not run" if t["state"] == "pending" else f"is {t['state']}"
         raise SadedupError(f"{command}: the substring stage {what} in {ws.root} (tokenize: {t['why']}), so there are "

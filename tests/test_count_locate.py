@@ -8,7 +8,9 @@ when the two documents sit in different shards.
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import random
 import tempfile
 from pathlib import Path
@@ -242,6 +244,18 @@ def test_one_line_errors(cli, tmp_path):
     p = cli("count", tmp_path / "w", "text", check=False)
     assert p.returncode == 2 and p.stderr.count("\n") == 1
     assert "the substring stage has not run" in p.stderr and f"sadedup exact {tmp_path / 'w'}" in p.stderr  # tokenize would refuse
+    # beside a run that holds the folder (it is bringing those stages current), a stage command
+    # would be refused as "in use": the answer says a run is working there
+    fd = os.open(tmp_path / "w" / ".lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        p = cli("count", tmp_path / "w", "text", check=False)
+    finally:
+        os.close(fd)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert f"a sadedup run (pid {os.getpid()}) is working in {tmp_path / 'w'}" in p.stderr and "`sadedup" not in p.stderr
     sadedup.ingest(inp, tmp_path / "x", overrides=["stages=exact"], **QUIET)
     with pytest.raises(SadedupError, match=r"^locate: .* runs no substring stage \(stages=exact\)$"):
         sadedup.locate(tmp_path / "x", "text", **QUIET)

@@ -594,10 +594,7 @@ def _span_line(s: dict) -> str:
 
 
 def _clip(text: str | None, n: int = 160) -> str:
-    if text is None:
-        return "(none)"
-    text = text.replace("\n", "\\n")
-    return repr(text if len(text) <= n else text[: n // 2] + " ... " + text[-n // 2:])
+    return "(none)" if text is None else _quoted(text, n)
 
 
 SearchText = Annotated[str, typer.Argument(metavar="TEXT", help="The text to search for, tokenized alone with the "

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import __version__, faults, graph, reference
+from . import __version__, db, faults, graph, reference
 from .config import Workflow, anchored, apply_overrides, load_workflow, unmatched_sources, workflow_from_dict
 from .errors import InputsChanged, Interrupted, SadedupError, environment_error
 from .executor import make_executor
@@ -79,7 +79,12 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
     the named workflow); one that reads is kept, as without --restart."""
     root = Path(workdir)
     path = root / STATE
-    if not made_by_sadedup(root) or not path.exists():
+    if not made_by_sadedup(root):
+        return None
+    if not path.exists():
+        if not restart and _ran_here(root):  # a command ran here after state.json was written: it was lost
+            raise SadedupError(f"{path} is missing (the folder's record of its workflow and inputs); `--restart` "
+                               f"starts the work folder over")
         return None
     try:
         return workflow_from_dict(json.loads(path.read_text())["workflow"])
@@ -88,6 +93,22 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
             return None
         why = f"no {e} in it" if isinstance(e, KeyError) else str(e)
         raise SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over") from None
+
+
+def _ran_here(root: Path) -> bool:
+    """The folder's database records a command that ran (its state was configured first)."""
+    import sqlite3
+
+    if not (root / db.DB_NAME).is_file():
+        return False
+    try:
+        con = db.open_readonly(root)
+        try:
+            return con.execute("SELECT EXISTS (SELECT 1 FROM runs)").fetchone()[0] == 1
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return True  # a database that cannot be read is refused by name on its own
 
 
 def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None) -> None:

@@ -555,6 +555,14 @@ def test_a_damaged_record_of_the_folders_workflow_is_refused_not_replaced(cli, c
     assert (w / "state.json").read_bytes() == before
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
     assert out.read_bytes() == want and decisions(w) == want_decisions
+    # state.json deleted: the next run went on with the default workflow, the folder's own
+    # settings forgotten without a word; the database says a command ran here, so it was lost
+    (w / "state.json").unlink()
+    for named in ([], ["default"]):
+        one_line_refusal(cli("run", *named, "--input", corpus, "--output", out, "--workdir", w, check=False),
+                         "state.json is missing", "--restart")
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
     page = 4096
     db = bytearray((w / "sadedup.db").read_bytes())
     assert db[16:18] == page.to_bytes(2, "big") and len(db) > 4 * page

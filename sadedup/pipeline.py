@@ -26,7 +26,7 @@ from .readers import expand_inputs
 from .stages.base import Context, Stage
 from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
-from .workspace import STATE, Workspace, made_by_sadedup, owned_names
+from .workspace import STATE, Workspace, load_state, made_by_sadedup, owned_names
 from .locations import has_glob, is_url
 from .outputs import check_not_anothers, claimed, output_of
 
@@ -75,8 +75,7 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
     """The workflow a work folder sadedup made was last configured with; None for a folder
     that records none. One that cannot be read is refused: a run going on with the default
     workflow in its place would redo the folder's work otherwise than it was configured, with
-    no word. `restart`: a damaged one is None (the folder is started over with the default or
-    the named workflow); one that reads is kept, as without --restart."""
+    no word. `restart`: a damaged one is None (the folder is started over and forgets it anyway)."""
     root = Path(workdir)
     path = root / STATE
     if not made_by_sadedup(root):
@@ -87,7 +86,13 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
                                f"starts the work folder over")
         return None
     try:
-        return workflow_from_dict(json.loads(path.read_text())["workflow"])
+        state = load_state(path)
+    except SadedupError:
+        if restart:
+            return None
+        raise
+    try:
+        return workflow_from_dict(state["workflow"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, SadedupError) as e:
         if restart:
             return None

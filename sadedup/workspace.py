@@ -492,20 +492,12 @@ class Workspace:
         return self.root / STATE
 
     def read_state(self) -> dict | None:
-        if not self.state_path.exists():
-            return None
-        try:
-            state = json.loads(self.state_path.read_text())
-        except (ValueError, UnicodeDecodeError) as e:
-            raise SadedupError(f"{self.state_path} is damaged ({e}); `--restart` starts the work folder over") from None
-        if not isinstance(state, dict):
-            raise SadedupError(f"{self.state_path} is damaged (not a JSON object); `--restart` starts the work "
-                               f"folder over")
-        return state
+        return load_state(self.state_path) if self.state_path.exists() else None
 
     def write_state(self, state: dict) -> None:
+        body = {k: v for k, v in state.items() if k != "checksum"}
         with replaced(self.state_path) as f:
-            f.write(json.dumps(state, indent=2, sort_keys=True).encode())
+            f.write(json.dumps({**body, "checksum": _state_sum(body)}, indent=2, sort_keys=True).encode())
 
     def configure(self, workflow: Workflow, inputs: list[InputFile] | None, output: str | None,
                   unsupported: list[tuple[str, str]] | None = None, given: list[str] | None = None) -> None:
@@ -756,6 +748,31 @@ def apply_resolved(wf: Workflow, resolved: dict) -> Workflow:
     if "run.workers" in resolved and run.workers == 0:
         run = dataclasses.replace(run, workers=int(resolved["run.workers"]))
     return dataclasses.replace(wf, run=run)
+
+
+def _state_sum(body: dict) -> str:
+    return xxhash.xxh3_64_hexdigest(json.dumps(body, sort_keys=True).encode())
+
+
+def load_state(path: Path) -> dict:
+    """A work folder's state.json, checked: it records the folder's workflow, inputs and
+    output, which nothing else can rebuild, so a value changed in it (a digit, and the file
+    still parses) is damage refused by name, never taken as a setting. A state without a
+    checksum (an older sadedup's) is taken as it is."""
+    def damaged(why: str) -> SadedupError:
+        return SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over")
+
+    try:
+        state = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise damaged(str(e)) from None
+    if not isinstance(state, dict):
+        raise damaged("not a JSON object")
+    if "checksum" in state:
+        body = {k: v for k, v in state.items() if k != "checksum"}
+        if state["checksum"] != _state_sum(body):
+            raise damaged("its checksum does not match its contents")
+    return state
 
 
 def _absolute_spec(given: str | os.PathLike) -> str:

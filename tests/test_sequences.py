@@ -20,6 +20,7 @@ from helpers import db_rows, decisions, sequence_corpus
 
 import sadedup
 from sadedup import pipeline
+from sadedup.workspace import Workspace
 
 SMALL = ["--set", "substring.min_length=20", "--workers", "1"]
 
@@ -401,7 +402,7 @@ def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):
     assert set(state["resolved"]) == {"run.memory_budget", "run.workers"}
     assert budget() == int(state["resolved"]["run.memory_budget"])
     state["resolved"]["run.memory_budget"] = "3000000000"  # as another machine would have resolved it
-    (w / "state.json").write_text(json.dumps(state))
+    Workspace(w).write_state(state)  # with its checksum: a value changed by hand is damage
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *inline)
     assert budget() == 3_000_000_000
     finished = db_rows(w, "SELECT stage, shard, finished_at, key FROM stages ORDER BY stage, shard")
@@ -548,11 +549,18 @@ def test_a_damaged_record_of_the_folders_workflow_is_refused_not_replaced(cli, c
     assert out.read_bytes() == want and decisions(w) == want_decisions
     state = json.loads((w / "state.json").read_text())
     state["workflow"]["minhash"]["ngrams"] = state["workflow"]["minhash"].pop("ngram")  # one byte changed
-    (w / "state.json").write_text(json.dumps(state))
+    Workspace(w).write_state(state)  # its checksum made again: the workflow in it is what is damaged
     before = (w / "state.json").read_bytes()
     one_line_refusal(cli("run", "--workdir", w, check=False), "state.json is damaged", "ngrams", "--restart")
     one_line_refusal(cli("run", "default", "--workdir", w, check=False), "state.json is damaged")
     assert (w / "state.json").read_bytes() == before
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    # one digit changed, and the file still parses: the checksum says it is not what was written
+    text = (w / "state.json").read_text()
+    assert '"ngram": 5' in text
+    (w / "state.json").write_text(text.replace('"ngram": 5', '"ngram": 4', 1))
+    one_line_refusal(cli("run", "--workdir", w, check=False), "state.json is damaged", "checksum", "--restart")
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
     assert out.read_bytes() == want and decisions(w) == want_decisions
     # state.json deleted: the next run went on with the default workflow, the folder's own

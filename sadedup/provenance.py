@@ -228,7 +228,9 @@ def _count_removed(conn: Connection, method: str | None, own: tuple[np.ndarray, 
     span (a sort of all of them in SQL, seconds at a million spans) is not needed."""
     conn.exec_driver_sql("UPDATE documents SET removed_chars = NULL WHERE removed_chars IS NOT NULL")
     span_stages = tuple(s.name for s in graph.NODES if s.spans)
-    if own is not None and conn.exec_driver_sql("SELECT 1 FROM spans WHERE method != ? LIMIT 1", (method,)).first() is None:
+    alone = own is not None and conn.exec_driver_sql("SELECT 1 FROM spans WHERE method != ? LIMIT 1",
+                                                     (method,)).first() is None
+    if alone:
         db.bulk_update_documents(conn, ["removed_chars"], db.Columns([np.asarray(own[0]), np.asarray(own[1])]))
         return
     if own is None and conn.exec_driver_sql(

@@ -615,10 +615,9 @@ class Workspace:
                 raise self._inputs_changed(str(e)) from None
             if now != recorded:
                 raise self._inputs_changed(_what_changed(recorded, now, gone="is gone"))
-            was = {p for p, _ in read.get("unsupported") or []}
-            if was != {p for p, _ in unsupported}:
-                new = {p for p, _ in unsupported} - was
-                raise self._inputs_changed(f"{min(new)} is new" if new else f"{min(was - new)} is gone")
+            was, odd = {p for p, _ in read.get("unsupported") or []}, {p for p, _ in unsupported}
+            if was != odd:
+                raise self._inputs_changed(f"{min(odd - was)} is new" if odd - was else f"{min(was - odd)} is gone")
             return
         now = []
         for d in recorded:

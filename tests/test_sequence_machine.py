@@ -181,10 +181,11 @@ class Sequences(RuleBasedStateMachine):
         return p
 
     def after(self, p: subprocess.CompletedProcess, workflow: str | None, sets: list, output: Path | None,
-              full: bool, inputs: bool) -> None:
+              full: bool, inputs: bool, restart: bool = False) -> None:
         """The model after a command that configures the folder (run, ingest, a stage command
-        with --set, export --output); `full`: it ends in an export of everything."""
-        new = {c.then(workflow, sets) for c in self.cands}
+        with --set, export --output); `full`: it ends in an export of everything. `restart`:
+        the folder's settings are forgotten, as on an empty folder."""
+        new = {c.then(workflow, sets) for c in (self.cands if not restart else [Settings()])}
         if self.meta_damaged:  # the folder may have lost its own settings: the default's are laid over
             new.add(Settings().then(workflow, sets))
         targets = {output} if output is not None else set(self.output)
@@ -304,7 +305,7 @@ class Sequences(RuleBasedStateMachine):
             self.meta_damaged = False
         elif self.sound():
             raise AssertionError(f"--restart of a sound folder refused: {p.stderr}")
-        self.after(p, workflow, with_workers(sets, workers), self.outs["out"], True, True)
+        self.after(p, workflow, with_workers(sets, workers), self.outs["out"], True, True, restart=True)
 
     @rule(stage=st.sampled_from(STAGES), sets=SETS, workers=WORKERS, quiet=st.booleans())
     def stage(self, stage: str, sets: list, workers: int | None, quiet: bool) -> None:

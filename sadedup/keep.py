@@ -218,7 +218,7 @@ def keep_rank(rule: str, doc_ids: np.ndarray, n_chars: np.ndarray, values: np.nd
 
 
 def candidate_ranks(ws: Workspace, rule: str, doc_ids: np.ndarray, n_chars: np.ndarray, needed: bool = True,
-          say=None) -> np.ndarray:
+                    say=None) -> np.ndarray:
     """keep_rank of every candidate under `rule`, its column read for a column:NAME rule and
     ties broken in document order. Not `needed` (no group or cluster to keep one from): zeros,
     and nothing read (a column: rule has no column to rank by then)."""

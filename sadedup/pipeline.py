@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import os
+import sqlite3
 import tempfile
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -102,8 +103,6 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
 
 def _ran_here(root: Path) -> bool:
     """The folder's database records a command that ran (its state was configured first)."""
-    import sqlite3
-
     if not (root / db.DB_NAME).is_file():
         return False
     try:

@@ -765,6 +765,8 @@ def load_state(path: Path) -> dict:
         state = json.loads(path.read_text())
     except (ValueError, UnicodeDecodeError) as e:
         raise damaged(str(e)) from None
+    except OSError as e:  # a folder in its place, unreadable: said as before the checksum came
+        raise damaged(e.strerror or str(e)) from None
     if not isinstance(state, dict):
         raise damaged("not a JSON object")
     if "checksum" in state:

@@ -563,6 +563,13 @@ def test_a_damaged_record_of_the_folders_workflow_is_refused_not_replaced(cli, c
     one_line_refusal(cli("run", "--workdir", w, check=False), "state.json is damaged", "checksum", "--restart")
     cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
     assert out.read_bytes() == want and decisions(w) == want_decisions
+    # a folder in its place: damaged, said by name with --restart
+    (w / "state.json").unlink()
+    (w / "state.json").mkdir()
+    one_line_refusal(cli("run", "--workdir", w, check=False), "state.json is damaged", "--restart")
+    (w / "state.json").rmdir()
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
     # state.json deleted: the next run went on with the default workflow, the folder's own
     # settings forgotten without a word; the database says a command ran here, so it was lost
     (w / "state.json").unlink()

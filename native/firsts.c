@@ -63,7 +63,7 @@ static inline int64_t place(const int64_t *rstart, const int64_t *roff, const in
     return rstart[r] + q - roff[r];
 }
 
-int sd_merge_first_two(const int64_t *g, const int64_t *q1, const int64_t *q2, int64_t m, const int64_t *rstart,
+int sd_merge_first_two(const void *g, const void *q1, const void *q2, int is64, int64_t m, const int64_t *rstart,
                        const int64_t *roff, int64_t nr, int64_t base, int64_t groups, int64_t *first,
                        int64_t *second) {
     const int64_t n = roff[nr];
@@ -80,12 +80,12 @@ int sd_merge_first_two(const int64_t *g, const int64_t *q1, const int64_t *q2, i
     }
     int rc = 0;
     for (int64_t i = 0; i < m; i++) {
-        const int64_t k = g[i];
-        if (k < 0 || k >= groups || q1[i] < 0 || q1[i] >= n || q2[i] >= n) { rc = -1; break; }
-        const int64_t p1 = base + (rstart ? place(rstart, roff, bucket, q1[i]) : q1[i]);
+        const int64_t k = idx_at(g, i, is64), a = idx_at(q1, i, is64), b = idx_at(q2, i, is64);
+        if (k < 0 || k >= groups || a < 0 || a >= n || b >= n) { rc = -1; break; }
+        const int64_t p1 = base + (rstart ? place(rstart, roff, bucket, a) : a);
         if (first[k] < 0) { /* first seen in this shard: its two first are the corpus' so far */
             first[k] = p1;
-            second[k] = q2[i] < 0 ? -1 : base + (rstart ? place(rstart, roff, bucket, q2[i]) : q2[i]);
+            second[k] = b < 0 ? -1 : base + (rstart ? place(rstart, roff, bucket, b) : b);
         } else if (second[k] < 0) { /* seen in an earlier shard once: this shard's first is the second */
             second[k] = p1;
         }

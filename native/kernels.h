@@ -211,11 +211,12 @@ int64_t sd_scatter_first_two(const void *wpos, int wpos64, const uint16_t *wl, i
 
 /* The corpus' first and second position of every group (state across shards, visited in
  * document order) from one shard's list as sd_scatter_first_two makes it (g, q1, q2: m
- * entries, sorted-text positions), placed in the shard by the runs (rstart, roff: nr runs,
+ * entries, sorted-text positions, int64 when is64 else int32: the list's own file, not a cast
+ * copy), placed in the shard by the runs (rstart, roff: nr runs,
  * roff with nr+1 entries; rstart NULL: the positions are the shard's) plus base. The same as
  * sd_first_two over every window; first/second are read forward, as g increases. Returns 0,
  * -1 for an entry out of range (groups ids, positions), -2 out of memory. */
-int sd_merge_first_two(const int64_t *g, const int64_t *q1, const int64_t *q2, int64_t m, const int64_t *rstart,
+int sd_merge_first_two(const void *g, const void *q1, const void *q2, int is64, int64_t m, const int64_t *rstart,
                        const int64_t *roff, int64_t nr, int64_t base, int64_t groups, int64_t *first,
                        int64_t *second);
 

@@ -509,12 +509,14 @@ static PyObject *py_scatter_first_two(PyObject *self, PyObject *args) {
     return ret;
 }
 
-/* merge_first_two(g, q1, q2, rstart|None, roff, base, first, second) */
+/* merge_first_two(g, q1, q2, is64, rstart|None, roff, base, first, second) */
 static PyObject *py_merge_first_two(PyObject *self, PyObject *args) {
     Py_buffer g, q1, q2, roff, first, second;
     PyObject *rs;
     long long base;
-    if (!PyArg_ParseTuple(args, "y*y*y*Oy*Lw*w*", &g, &q1, &q2, &rs, &roff, &base, &first, &second)) return NULL;
+    int is64;
+    if (!PyArg_ParseTuple(args, "y*y*y*pOy*Lw*w*", &g, &q1, &q2, &is64, &rs, &roff, &base, &first, &second))
+        return NULL;
     Py_buffer rstart = {0};
     int have = rs != Py_None;
     if (have && PyObject_GetBuffer(rs, &rstart, PyBUF_SIMPLE) < 0) {
@@ -523,13 +525,13 @@ static PyObject *py_merge_first_two(PyObject *self, PyObject *args) {
         return NULL;
     }
     PyObject *ret = NULL;
-    int64_t m = g.len / 8, nr = roff.len / 8 - 1, groups = first.len / 8;
+    int64_t m = g.len / W(is64), nr = roff.len / 8 - 1, groups = first.len / 8;
     int rc = 0;
     if (q1.len != g.len || q2.len != g.len || second.len != first.len || nr < 1 || (have && rstart.len < nr * 8)) {
         PyErr_SetString(PyExc_ValueError, "merge_first_two: arrays differ in length");
     } else {
         Py_BEGIN_ALLOW_THREADS
-        rc = sd_merge_first_two(g.buf, q1.buf, q2.buf, m, have ? rstart.buf : NULL, roff.buf, nr, base, groups,
+        rc = sd_merge_first_two(g.buf, q1.buf, q2.buf, is64, m, have ? rstart.buf : NULL, roff.buf, nr, base, groups,
                                 first.buf, second.buf);
         Py_END_ALLOW_THREADS
         if (rc == -2) PyErr_NoMemory();

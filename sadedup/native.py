@@ -392,12 +392,12 @@ def merge_first_two(firsts: np.ndarray, runs: Runs | None, n: int, base: int, fi
     in the shard of n positions by its runs (None: the positions are the shard's) plus base."""
     if firsts.shape[1] == 0:
         return
-    g, q1, q2 = (np.ascontiguousarray(firsts[i], dtype=np.int64) for i in range(3))
+    g, q1, q2 = (_c(firsts[i]) for i in range(3))  # rows of a C-ordered (3, m) array, read as they are
     if runs is None or len(runs[0]) == 0:
         rstart, roff = None, np.array([0, n], np.int64)
     else:
         rstart, roff = (_c(a.astype(np.int64, copy=False)) for a in runs)
-    _native.merge_first_two(g, q1, q2, rstart, roff, int(base), _c(first), _c(second))
+    _native.merge_first_two(g, q1, q2, _is64(firsts), rstart, roff, int(base), _c(first), _c(second))
 
 
 def _span_buffers(m: int, n_shard: int, L: int):

@@ -310,7 +310,7 @@ class FirstTwo:
         first = _open_state(self.first, self.groups, self.fresh)
         second = _group_state(Path(self.second), self.groups)
         for k, w in enumerate(self.windows):
-            native.merge_first_two(np.load(Path(w) / "firsts.npy"), _runs(w, self.prefilter), self.ns[k],
+            native.merge_first_two(load_npy(Path(w) / "firsts.npy"), _runs(w, self.prefilter), self.ns[k],
                                    self.bases[k], first, second)
         first.flush()
         second.flush()

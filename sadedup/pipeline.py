@@ -341,8 +341,8 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
 
 def _retire(ws: Workspace) -> None:
     """Decisions of deciding stages the workflow does not run are taken back."""
-    for n in graph.retired(ws.workflow):
-        ws.prov.retract(n.name)
+    for name in ws.prov.holding([n.name for n in graph.retired(ws.workflow)]):
+        ws.prov.retract(name)
 
 
 @contextmanager

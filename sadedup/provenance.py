@@ -183,6 +183,31 @@ class Provenance:
         return dropped == detail.get("dropped") and made == (spans if "spans" in detail else clusters)
 
     # ---- taking decisions back
+    def holding(self, stages: Sequence[str]) -> list[str]:
+        """Those of `stages` that anything in the database is of: a stage record, clusters,
+        spans, documents with its reason, its document columns filled, rows in its tables. A
+        stage the workflow leaves out holds nothing in most folders, and taking back nothing
+        cost a transaction and two renumbering scans per stage (0.16 s of a 1.2 s rerun)."""
+        if not stages:
+            return []
+        with self.engine.connect() as c:
+            def values(sql: str) -> set:
+                return {r[0] for r in c.exec_driver_sql(sql)}
+
+            def any_row(sql: str) -> bool:
+                return c.exec_driver_sql(sql).first() is not None
+
+            recorded = values("SELECT DISTINCT stage FROM stages WHERE shard = -1")
+            methods = values("SELECT DISTINCT method FROM spans") | values("SELECT DISTINCT method FROM clusters")
+            reasons = values("SELECT DISTINCT reason FROM documents WHERE reason IS NOT NULL")
+
+            def holds(n: graph.Node) -> bool:
+                return bool({n.name, n.method or n.name} & (recorded | methods)) or n.reason in reasons or \
+                    any(any_row(f"SELECT 1 FROM documents WHERE {col} IS NOT NULL LIMIT 1") for col in n.doc_columns) \
+                    or any(any_row(f"SELECT 1 FROM {t} LIMIT 1") for t in n.owns)
+
+            return [s for s in stages if holds(graph.node(s))]
+
     def retract(self, stage: str) -> None:
         """Takes back every decision of `stage` and its record (a workflow that no longer
         runs it)."""

@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -184,6 +185,23 @@ def test_switching_workflows_and_back_gives_fresh_output(cli, corpus, fresh, fir
             assert out.read_bytes() == want and decisions(w) == want_decisions, (named, sets)
         assert current(w), (named, sets)
         assert ("recorded workflow is kept" in p.stderr) == note, (named, sets, p.stderr)
+
+
+def test_a_left_out_stages_decisions_go_even_without_its_record(cli, corpus, fresh, first_run, tmp_path):
+    """Leaving a stage out of the workflow takes back what the database holds of it, found by
+    its rows, not by its record: a run killed between a stage's decisions and its record, or a
+    record deleted by hand, left near_duplicate drops that `holding` must still see."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    first_run(w)
+    assert db_rows(w, "SELECT count(*) FROM documents WHERE reason = 'near_duplicate'")[0][0] > 0
+    con = sqlite3.connect(w / "sadedup.db")
+    with con:
+        con.execute("DELETE FROM stages WHERE stage = 'minhash'")
+    con.close()
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "stages=exact,substring")
+    want, want_decisions = fresh("stages=exact,substring")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+    assert db_rows(w, "SELECT count(*) FROM clusters WHERE method = 'minhash'")[0][0] == 0
 
 
 @pytest.mark.parametrize("stages", ["exact,lines,substring", "lines", "lines,passages,substring"])

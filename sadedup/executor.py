@@ -177,6 +177,7 @@ class LocalExecutor:
         self.moved: dict[str, int] = {}
         self.cpu = 0.0
         self._pool: ProcessPoolExecutor | None = None
+        self._tasked = False  # a task of a stage was given to the pool (not only warm's imports)
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -221,6 +222,7 @@ class LocalExecutor:
         queue = iter(enumerate(tasks))
         pending = {}
         try:
+            self._tasked = True
             for i, task in itertools.islice(queue, in_flight):
                 pending[self._submit(_measured, task)] = i
             while pending:
@@ -255,7 +257,10 @@ class LocalExecutor:
     def close(self, abort: bool = False) -> None:
         if self._pool is None:
             return
-        if abort:  # an interrupted run: the workers' tasks are dropped, not awaited
+        # an interrupted run: the workers' tasks are dropped, not awaited; and workers only
+        # warmed (every stage was done already) hold nothing: waiting for them to finish booting
+        # cost a rerun with nothing to do 0.29 s of its 1.2
+        if abort or not self._tasked:
             for p in list(getattr(self._pool, "_processes", {}).values()):
                 try:
                     p.kill()

@@ -27,6 +27,12 @@ if (__name__ == "__main__" or os.path.basename(sys.argv[0]) == "sadedup") and \
     signal.signal(signal.SIGINT, _signal_while_loading)
     signal.signal(signal.SIGTERM, _signal_while_loading)
 
+# numpy's OpenBLAS starts a thread per core at import, which spins before it sleeps: 0.1 s
+# of wall per process (the command and every pool worker, which inherit this) for BLAS calls
+# sadedup never makes. Only in the command, and a user's own setting wins.
+if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "sadedup":
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # the handlers above are set before the imports, which take most of a command's start
 import functools
 import gc

@@ -158,10 +158,20 @@ class Provenance:
                     if isinstance(rows, db.Columns) else ((base + i, *r) for i, r in enumerate(rows))
             db.bulk_replace(conn, db.spans, columns, rows, where="method = ?", params=(method,),
                             constants={"method": method})
-            if doc_columns:
+            # the stage's own characters are every document's count when no other method has
+            # spans (_count_removed): written with its columns, one pass through the temporary
+            # table instead of two (0.06 s of web-60MB's remove)
+            along = isinstance(doc_rows, db.Columns) and bool(doc_columns) and _alone(conn, method) and \
+                np.array_equal(doc_rows.columns[0], removed[0])
+            if along:
+                conn.exec_driver_sql("UPDATE documents SET removed_chars = NULL WHERE removed_chars IS NOT NULL")
+                db.bulk_update_documents(conn, [*doc_columns, "removed_chars"],
+                                         db.Columns([*doc_rows.columns, np.asarray(removed[1])]))
+            elif doc_columns:
                 db.bulk_update_documents(conn, doc_columns, doc_rows)
             db.bulk_update_documents(conn, ["status", "reason"], ((d, "dropped", n.reason) for d in dropped.tolist()))
-            _count_removed(conn, method, removed)
+            if not along:
+                _count_removed(conn, method, removed)
             _in_fresh_order(conn, "spans", "span_id", graph.SPAN_METHODS)
 
     def replace_eval_items(self, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
@@ -241,6 +251,11 @@ class Provenance:
             conn.exec_driver_sql(f"DELETE FROM {table}")
 
 
+def _alone(conn: Connection, method: str | None) -> bool:
+    """No method but `method` has spans."""
+    return conn.exec_driver_sql("SELECT 1 FROM spans WHERE method != ? LIMIT 1", (method,)).first() is None
+
+
 def _count_removed(conn: Connection, method: str | None, own: tuple[np.ndarray, np.ndarray] | None) -> None:
     """documents.removed_chars, the characters the span stages cut from each document: the
     union of its spans of every method, 0 for a document that reached the span stages and was
@@ -253,9 +268,7 @@ def _count_removed(conn: Connection, method: str | None, own: tuple[np.ndarray, 
     span (a sort of all of them in SQL, seconds at a million spans) is not needed."""
     conn.exec_driver_sql("UPDATE documents SET removed_chars = NULL WHERE removed_chars IS NOT NULL")
     span_stages = tuple(s.name for s in graph.NODES if s.spans)
-    alone = own is not None and conn.exec_driver_sql("SELECT 1 FROM spans WHERE method != ? LIMIT 1",
-                                                     (method,)).first() is None
-    if alone:
+    if own is not None and _alone(conn, method):
         db.bulk_update_documents(conn, ["removed_chars"], db.Columns([np.asarray(own[0]), np.asarray(own[1])]))
         return
     if own is None and conn.exec_driver_sql(

@@ -729,8 +729,8 @@ def report(workdir: str | Path, output: str | Path | None = None, seed: int = 0,
     with sw.held(workdir) as ws:
         if out_path is not None:  # said before any work
             check_outside(out_path, ws.root, name="report", shown=output)
-            check_apart(out_path, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []],
-                        claimed(ws.workflow, ws.output), name="report")
+            named, files = ws.held_apart()
+            check_apart(out_path, named, [*files, *claimed(ws.workflow, ws.output)], name="report")
             check_target(out_path, name="report", shown=output)
             if not os.access(out_path.resolve().parent, os.W_OK):
                 raise SadedupError(f"report {output}: cannot write in {out_path.resolve().parent}")

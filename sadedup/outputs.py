@@ -17,7 +17,7 @@ import json
 import os
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +89,24 @@ class Output:
         check_output(self.first, inputs, claimed)
         if self.sharded:
             self._check_parts(inputs, claimed)
+
+    def names(self, path: str) -> bool:
+        """Whether the local absolute `path` is a name this output's writing makes: a part (any
+        the pattern names), or beside one its temporary (.partial) or lock file."""
+        if self.remote:
+            return False
+        p = Path(path)
+        spec = Path(self.spec).resolve()
+        if p.parent != spec.parent:
+            return False
+        name = p.name.removesuffix(".partial")
+        if name.startswith(".") and name.endswith(".sadedup-lock"):
+            name = name[1:].removesuffix(".sadedup-lock")
+        if not self.sharded:
+            return name == spec.name
+        regex = re.compile("".join(re.escape(text) + (r"[-+ ]*\d+" if field is not None else "")
+                                   for text, field, _, _ in string.Formatter().parse(spec.name)))
+        return regex.fullmatch(name) is not None
 
     def _check_parts(self, inputs: list, claimed: list[tuple[str, str]]) -> None:
         """Every part, not only the first, refused over an input or a claimed file: with
@@ -178,10 +196,8 @@ def check_not_anothers(out: Output, root: Path) -> None:
     or records another output now, has let the path go."""
     if out.remote:
         return
-    path = Path(out.absolute().first)
-    try:
-        owner = Path(os.getxattr(path, OWNER_ATTR).decode())
-    except OSError:
+    owner = owner_of(out.absolute().first)
+    if owner is None:
         return  # no such file, or not written by sadedup (a file of the user's is theirs to replace)
     if owner == Path(root).resolve():
         return
@@ -194,6 +210,42 @@ def check_not_anothers(out: Output, root: Path) -> None:
     if recorded == out.absolute().spec:
         raise SadedupError(f"output {out.spec} is the output of work folder {owner}; write elsewhere, or give "
                            f"{owner} another --output first")
+
+
+def written_by(workdir: str | Path, output: str | Path | None, *files: str) -> Callable[[str], bool]:
+    """Whether a local absolute path is one sadedup wrote for work folder `workdir`: inside it;
+    a file of its `output` or one of `files` (the clean eval rows) that carries its mark
+    (mark_written), or a temporary or lock file beside one; a probe of a folder's writability.
+    An input folder or glob that covers them is read without them, the first time and every
+    time it is listed again: a glob matching the output, or a folder holding the work folder,
+    saw its inputs change with the run's own writes. A user's file of the output's name has no
+    mark: it stays an input (and the output over it is refused)."""
+    root = Path(workdir).resolve()
+    outs = [output_of(o) for o in (output, *files) if o and not is_url(str(o))]
+
+    def test(path: str) -> bool:
+        p = Path(path)
+        if p.is_relative_to(root) or p.name.startswith(".sadedup-probe-"):
+            return True
+        for out in outs:
+            if out.names(path):
+                return p.name.endswith((".partial", ".sadedup-lock")) or written_here(path, root)
+        return False
+
+    return test
+
+
+def written_here(path: str | Path, root: Path) -> bool:
+    """The local file carries work folder `root`'s mark (mark_written)."""
+    return owner_of(path) == Path(root).resolve()
+
+
+def owner_of(path: str | Path) -> Path | None:
+    """The work folder whose mark a local file carries; None: no file, or not sadedup's."""
+    try:
+        return Path(os.getxattr(path, OWNER_ATTR).decode())
+    except OSError:
+        return None
 
 
 @contextmanager

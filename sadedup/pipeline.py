@@ -12,7 +12,6 @@ import functools
 import inspect
 import json
 import os
-import sqlite3
 import tempfile
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -27,9 +26,9 @@ from .readers import expand_inputs
 from .stages.base import Context, Stage
 from .stages.sizing import MIN_SPLIT_TOKENS, check_budget, shard_tokens
 from .tokenizers import check_spec
-from .workspace import STATE, Workspace, load_state, made_by_sadedup, owned_names
+from .workspace import STATE, Workspace, load_state, made_by_sadedup, owned_names, ran_here, state_missing
 from .locations import has_glob, is_url
-from .outputs import check_not_anothers, claimed, output_of
+from .outputs import check_not_anothers, claimed, output_of, written_by
 
 # modules the workers import while the driver ingests (numpy, pydivsufsort, the native core)
 PRELOAD = ("sadedup.stages.build", "sadedup.stages.repeats")
@@ -72,6 +71,15 @@ def _resolved(wf: Workflow) -> dict[str, Any]:
     return d
 
 
+def _recorded_output(root: Path) -> str | None:
+    """The output a work folder records, for leaving it out of its inputs; None when it
+    records none or its state cannot be read (refused by name elsewhere)."""
+    try:
+        return load_state(root / STATE).get("output") if (root / STATE).is_file() else None
+    except SadedupError:
+        return None
+
+
 def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow | None:
     """The workflow a work folder sadedup made was last configured with; None for a folder
     that records none. One that cannot be read is refused: a run going on with the default
@@ -82,9 +90,8 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
     if not made_by_sadedup(root):
         return None
     if not path.exists():
-        if not restart and _ran_here(root):  # a command ran here after state.json was written: it was lost
-            raise SadedupError(f"{path} is missing (the folder's record of its workflow and inputs); `--restart` "
-                               f"starts the work folder over")
+        if not restart and ran_here(root):  # a command ran here after state.json was written: it was lost
+            raise state_missing(path)
         return None
     try:
         state = load_state(path)
@@ -99,20 +106,6 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
             return None
         why = f"no {e} in it" if isinstance(e, KeyError) else str(e)
         raise SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over") from None
-
-
-def _ran_here(root: Path) -> bool:
-    """The folder's database records a command that ran (its state was configured first)."""
-    if not (root / db.DB_NAME).is_file():
-        return False
-    try:
-        con = db.open_readonly(root)
-        try:
-            return con.execute("SELECT EXISTS (SELECT 1 FROM runs)").fetchone()[0] == 1
-        finally:
-            con.close()
-    except sqlite3.DatabaseError:
-        return True  # a database that cannot be read is refused by name on its own
 
 
 def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None) -> None:
@@ -163,7 +156,9 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
     files = unsupported = None
     root = Path(workdir).resolve()
     if inputs:
-        files, unsupported = expand_inputs(list(inputs))
+        mine = written_by(root, output if output is not None else _recorded_output(root),
+                          wf.decontaminate.write_clean_eval)
+        files, unsupported = expand_inputs(list(inputs), mine)
         given = [Path(g) for g in inputs if not (is_url(g) or has_glob(g))]  # a glob's files are in `files`
         for p in given:
             if p.is_dir() and root.is_relative_to(p.resolve()):
@@ -203,11 +198,11 @@ def _open(workdir: str | Path, workflow: str | None, overrides: list[str] | None
         state = ws.read_state()
         if files is None and not (state or {}).get("inputs"):
             raise SadedupError("no input given: pass --input PATH (a file or a folder)")
+        if files is None:  # the recorded inputs, as they are now: refused before the command's
+            ws.check_inputs()  # settings are kept, and not after the work
         _check_clean_eval(wf, ws.root, [f.path for f in files] if files is not None else
                           [d["path"] for d in state["inputs"]], output if output is not None else ws.output)
         ws.configure(wf, files, output, unsupported=unsupported, given=list(map(str, inputs)) if inputs else None)
-        if files is None:  # the recorded inputs, as they are now: refused here, not after the work
-            ws.check_inputs()
         _warn_unmatched_sources(ws)
         reference.adopt(ws, refs)
         _retire(ws)
@@ -312,7 +307,8 @@ def _reopen(workdir: str | Path, overrides: list[str] | None, output: str | Path
         if overrides or output is not None:
             wf = reference.anchor(anchored(apply_overrides(ws.workflow, overrides or [])))
             if output is not None:
-                _check_output(output, [d["path"] for d in (ws.read_state() or {}).get("inputs") or []], workdir, wf)
+                named, files = ws.held_apart()
+                _check_output(output, named, workdir, wf, [f for f, _ in files])
             check_budget(wf)
             refs = reference.check(wf, ws.root, output)
             if output is not None:

@@ -272,7 +272,8 @@ def _count_removed(conn: Connection, method: str | None, own: tuple[np.ndarray, 
         db.bulk_update_documents(conn, ["removed_chars"], db.Columns([np.asarray(own[0]), np.asarray(own[1])]))
         return
     if own is None and conn.exec_driver_sql(
-            f"SELECT 1 FROM stages WHERE stage IN ({', '.join('?' * len(span_stages))}) LIMIT 1",
+            # the stages' own records: a shard's (lines keeps them for its reuse) outlives them
+            f"SELECT 1 FROM stages WHERE shard = -1 AND stage IN ({', '.join('?' * len(span_stages))}) LIMIT 1",
             span_stages).first() is None:
         return  # no span stage left: nothing was cut
     reasons = tuple(s.reason for s in graph.NODES if s.spans)

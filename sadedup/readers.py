@@ -62,8 +62,11 @@ class Record:
     obj: dict | None = None        # the parsed row
 
 
-def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[str, str]]]:
-    """Files in the order given, a folder's files sorted by path.
+def expand_inputs(paths: list[str | Path], leave_out: Callable[[str], bool] | None = None
+                  ) -> tuple[list[InputFile], list[tuple[str, str]]]:
+    """Files in the order given, a folder's files sorted by path. `leave_out`: local files
+    of a folder or a glob, by absolute path, that are not listed at all (sadedup's own:
+    outputs.written_by).
 
     Returns the readable inputs and, for entries inside folders that are not read (no known
     format, a plain .json file, a link to a folder, a broken link, not a regular file),
@@ -79,7 +82,7 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
     for given in map(without_file_scheme, paths):
         if is_url(given) or (has_glob(given) and not os.path.lexists(given)):
             try:
-                files += _expand_pattern(str(given), skipped)
+                files += _expand_pattern(str(given), skipped, leave_out)
             except SadedupError as e:
                 said = str(e)
                 raise SadedupError(said if said.startswith("input ") else f"input {said}") from None
@@ -87,6 +90,9 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
         p = Path(given)
         if p.is_dir():
             found, odd = _walk(p)
+            if leave_out is not None:
+                found = [f for f in found if not leave_out(os.path.abspath(f))]
+                odd = [o for o in odd if not leave_out(o[0])]
             here = []
             for f in found:
                 inp = detect(f, in_folder=True)
@@ -123,13 +129,16 @@ def expand_inputs(paths: list[str | Path]) -> tuple[list[InputFile], list[tuple[
     return files, skipped
 
 
-def _expand_pattern(given: str, skipped: list[tuple[str, str]]) -> list[InputFile]:
+def _expand_pattern(given: str, skipped: list[tuple[str, str]],
+                    leave_out: Callable[[str], bool] | None = None) -> list[InputFile]:
     """The inputs a glob (local or remote), a URL of an object or a URL of a folder names, in
     path order. Files of a folder or a glob that are not of a known format go to `skipped`
     (they are named in input_errors, as for a local folder); a pattern that matches nothing
     stops the run."""
     if has_glob(given):
         found, what = expand_glob(given), "glob"
+        if leave_out is not None:
+            found = [f for f in found if isinstance(f, Url) or not leave_out(os.path.abspath(f))]
         if not found:
             raise SadedupError(f"input {given}: the pattern matches no file")
     else:
@@ -145,8 +154,8 @@ def _expand_pattern(given: str, skipped: list[tuple[str, str]]) -> list[InputFil
     here, odd = [], []
     for f in found:
         inp = detect(f, in_folder=True)
-        if inp is None:
-            odd.append((str(f), formats.skip_reason(Path(f.name))))
+        if inp is None:  # a local one by its absolute path, as a folder's are (and as listed again later)
+            odd.append((str(f) if isinstance(f, Url) else os.path.abspath(f), formats.skip_reason(Path(f.name))))
         else:
             here.append(inp)
     if not here:

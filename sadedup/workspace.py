@@ -42,7 +42,7 @@ from .config import Workflow, workflow_from_dict
 from .errors import InputsChanged, SadedupError, note_path
 from .provenance import Provenance
 from .locations import Url, has_glob, is_url, without_file_scheme
-from .outputs import output_of
+from .outputs import output_of, written_by
 from .readers import InputFile, detect, expand_inputs
 
 STATE = "state.json"
@@ -568,6 +568,8 @@ class Workspace:
             stamp = None
         if stamp is None or getattr(self, "_workflow_stamp", None) != stamp:
             state = self.read_state()
+            if state is None and ran_here(self.root):  # lost after a command ran here, not never made
+                raise state_missing(self.state_path)
             if not state or "workflow" not in state:
                 raise SadedupError(f"work folder {self.root} has no workflow yet; run `sadedup ingest` or "
                                    f"`sadedup run` first")
@@ -609,7 +611,8 @@ class Workspace:
                 if not (is_url(g) or has_glob(g) or os.path.lexists(g)):
                     raise self._inputs_changed(f"{g} is gone")
             try:
-                files, unsupported = expand_inputs(read["given"])
+                files, unsupported = expand_inputs(read["given"], written_by(
+                    self.root, read.get("output"), self.workflow.decontaminate.write_clean_eval))
                 now = [describe_input(f) for f in files]
             except (SadedupError, OSError) as e:
                 raise self._inputs_changed(str(e)) from None
@@ -644,6 +647,15 @@ class Workspace:
     @property
     def output(self) -> str | None:
         return (self.read_state() or {}).get("output")
+
+    def held_apart(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """What an output or a report may not be written into: the inputs as named (--input
+        folders and globs, else the files) and, as `claimed` entries, the files they stood for.
+        Checked against the files alone, an export or a report into an input folder was let
+        through and made the folder's inputs change (a file new in it, or a lock file)."""
+        state = self.read_state() or {}
+        files = [d["path"] for d in state.get("inputs") or []]
+        return list(state.get("given") or files), [(f, "one of the inputs") for f in files]
 
     def read(self, sql: str, params: tuple = ()) -> list:
         """The rows of a query that only reads, each with its columns as attributes.
@@ -751,6 +763,25 @@ def apply_resolved(wf: Workflow, resolved: dict) -> Workflow:
 
 def _state_sum(body: dict) -> str:
     return xxhash.xxh3_64_hexdigest(json.dumps(body, sort_keys=True).encode())
+
+
+def ran_here(root: Path) -> bool:
+    """The folder's database records a command that ran (its state was configured first)."""
+    if not (root / db.DB_NAME).is_file():
+        return False
+    try:
+        con = db.open_readonly(root)
+        try:
+            return con.execute("SELECT EXISTS (SELECT 1 FROM runs)").fetchone()[0] == 1
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return True  # a database that cannot be read: state.json was written before it
+
+
+def state_missing(path: Path) -> SadedupError:
+    return SadedupError(f"{path} is missing (the folder's record of its workflow and inputs); `--restart` "
+                        f"starts the work folder over")
 
 
 def load_state(path: Path) -> dict:

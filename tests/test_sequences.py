@@ -204,6 +204,18 @@ def test_a_left_out_stages_decisions_go_even_without_its_record(cli, corpus, fre
     assert db_rows(w, "SELECT count(*) FROM clusters WHERE method = 'minhash'")[0][0] == 0
 
 
+def test_no_span_stage_left_no_removed_chars(cli, corpus, fresh, first_run, tmp_path):
+    """A folder switched to a workflow without span stages has removed_chars NULL, as a fresh
+    run has: lines' shard records, kept for reuse, counted as a span stage still there, and
+    every kept document read 0 (found by test_sequence_machine)."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    first_run(w, "--set", "stages=exact,lines,substring")
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--set", "stages=exact,minhash")
+    assert db_rows(w, "SELECT count(removed_chars) FROM documents") == [(0,)]
+    want, want_decisions = fresh("stages=exact,minhash")
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+
+
 @pytest.mark.parametrize("stages", ["exact,lines,substring", "lines", "lines,passages,substring"])
 def test_removed_chars_is_what_the_output_lost_whatever_cut_it(cli, corpus, fresh, tmp_path, stages):
     """documents.removed_chars is the characters the span stages cut, all told: was only the
@@ -401,6 +413,51 @@ def test_a_file_added_to_an_input_folder_is_a_change_of_the_inputs(cli, corpus, 
     p = subprocess.run([sys.executable, "-m", "sadedup.cli", "status", str(w)], capture_output=True, text=True,
                        cwd=tmp_path.parent, env={**os.environ, "CI": "1"})
     assert p.returncode == 0 and "pending: nothing" in p.stdout, p.stdout + p.stderr
+
+
+def test_sadedups_own_files_never_become_inputs(cli, corpus, tmp_path):
+    """An input folder or glob is listed without what sadedup writes for the folder: a glob
+    that matches the output, one that covers the work folder, a relative glob over a file
+    sadedup does not read. Each made the folder stale at its own export or on the next
+    command. An export or a report into an input folder is refused as a run's output is."""
+    data = tmp_path / "d"
+    data.mkdir()
+    lines = corpus.read_bytes().splitlines(keepends=True)
+    (data / "a.jsonl").write_bytes(b"".join(lines[: len(lines) // 2]))
+    (data / "b.jsonl").write_bytes(b"".join(lines[len(lines) // 2:]))
+    (data / "notes.md").write_text("not an input")
+    exact = ["--set", "stages=exact", "--workers", "1"]
+    cli("run", "--input", "d/*.jsonl", "--output", "fresh.jsonl", "--workdir", "wf", *exact)
+    for i, (spec, out, w) in enumerate([("d/*.jsonl", "d/out.jsonl", "w0"), ("d/**", "out1.jsonl", "d/w1"),
+                                        ("d/*", "out2.jsonl", "w2")]):
+        cli("run", "--input", spec, "--output", out, "--workdir", w, *exact)
+        assert current(tmp_path / w), spec
+        p = cli("run", "--workdir", w, "--format", "json")
+        assert all(d.get("skipped") for d in json.loads(p.stdout)["stages"].values()), spec
+        if i == 0:  # the output of a fresh run: its own output is not read as an input
+            assert (tmp_path / out).read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()
+    cli("run", "--input", "d", "--output", "out3.jsonl", "--workdir", "w3", *exact)
+    for command, what in ((("export", "w3", "--output", "d/x.jsonl"), "output d/x.jsonl"),
+                          (("report", "w3", "-o", "d/r.html"), "report d/r.html")):
+        one_line_refusal(cli(*command, check=False), f"{what} is inside the input folder {data}")
+    assert current(tmp_path / "w3") and not (data / "x.jsonl").exists() and not (data / "r.html").exists()
+
+
+def test_a_refused_rerun_keeps_nothing_and_a_lost_state_is_named(cli, corpus, tmp_path):
+    """A rerun refused because its inputs changed keeps none of its --set; and with state.json
+    deleted, every command names it missing instead of asking for a first run."""
+    data, w = tmp_path / "d", tmp_path / "w"
+    data.mkdir()
+    shutil.copy(corpus, data / "a.jsonl")
+    cli("run", "--input", data, "--output", tmp_path / "out.jsonl", "--workdir", w, "--set", "stages=exact")
+    (data / "b.jsonl").write_text('{"text": "new"}\n')
+    before = (w / "state.json").read_bytes()
+    one_line_refusal(cli("run", "--workdir", w, "--set", "exact.lowercase=true", check=False), "inputs changed")
+    assert (w / "state.json").read_bytes() == before
+    (data / "b.jsonl").unlink()
+    (w / "state.json").unlink()
+    for command in (("status", w), ("export", w), ("exact", w), ("run", "--workdir", w)):
+        one_line_refusal(cli(*command, check=False), f"{w / 'state.json'} is missing")
 
 
 def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):

@@ -63,6 +63,7 @@ import xxhash
 from .. import native
 from ..config import DecontaminateConfig, Workflow
 from ..errors import SadedupError
+from ..outputs import mark_written
 from ..progress import say
 from ..readers import InputFile, Record, expand_inputs, read_records
 from ..store import TextStore
@@ -334,6 +335,7 @@ class Decontaminate(SpanStage):
         detail = super().run(ctx)
         if out:
             rows, written = write_clean_eval(ctx, Path(out))
+            mark_written([str(out)], ctx.ws.root)  # sadedup's: never read back as an input
             say(f"decontaminate: {written} of {rows} eval rows judged clean, written to {out}")
             detail = detail | {"clean_eval": {"path": str(out), "rows": rows, "written": written}}
         return detail

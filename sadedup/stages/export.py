@@ -402,7 +402,8 @@ class Export(Stage):
             check_outside(out.local(), ctx.ws.root, shown=out.spec)
         check_not_anothers(out, ctx.ws.root)
         recorded = ctx.ws.read_state()["inputs"]
-        out.check([d["path"] for d in recorded], claimed(ctx.wf, None))  # before its lock file is made beside it
+        named, files = ctx.ws.held_apart()
+        out.check(named, [*files, *claimed(ctx.wf, None)])  # before its lock file is made beside it
         if out.remote:  # an object store has no lock to take: one writer per URL is the user's to keep
             return self._write(ctx, out, recorded)
         with output_lock(out.local()):

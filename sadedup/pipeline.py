@@ -473,6 +473,7 @@ def _what_changed(stage: Stage, ctx: Context, row) -> str:
 
 def _require(ws: Workspace, name: str) -> None:
     """A stage command refuses to run on top of stages that are not current."""
+    ws.check_inputs()  # said as it is: ingest's own advice (`run`) would be refused for it too
     wf = ws.workflow
     if not graph.enabled(name, wf):
         n = graph.node(name)

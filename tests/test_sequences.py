@@ -390,10 +390,14 @@ def test_a_file_added_to_an_input_folder_is_a_change_of_the_inputs(cli, corpus, 
     spec = data if given == "folder" else data / "*.jsonl"
     cli("run", "--input", spec, "--output", out, "--workdir", w, *SMALL)
     (data / "b.jsonl").write_bytes(b"".join(lines[len(lines) // 2:]))
-    for command in (("run", "--workdir", w), ("export", w)):
+    # a stage command too, with a setting changed or not: it ran on the former text, exit 0
+    for command in (("run", "--workdir", w), ("export", w), ("exact", w), ("minhash", w, "--set",
+                                                                          "minhash.threshold=0.7")):
         one_line_refusal(cli(*command, check=False), f"inputs changed since work folder {w} was made "
                          f"({(data / 'b.jsonl').resolve()} is new)")
-    assert [s["state"] for s in pipeline.status(w) if s["stage"] == "export"] == ["stale"]
+    # and status says so from ingest on, not only of the export
+    assert {s["stage"]: s["state"] for s in pipeline.status(w)}["ingest"] == "stale"
+    assert all(s["state"] == "stale" for s in pipeline.status(w))
     (data / "b.jsonl").unlink()
     (data / "notes.md").write_text("a file sadedup does not read is recorded as an input error: a change too")
     if given == "folder":

@@ -121,6 +121,11 @@ class Ingest(Stage):
         self.piece_bytes = piece_bytes
 
     def settings(self, ctx: Context) -> Any:
+        row = ctx.ws.stage_row(self.name)
+        if row is not None and row.status == "done":
+            # what it read is current only while the inputs are as they were: else status said
+            # ingest and every stage after it done, and a stage command ran on the former text
+            ctx.ws.check_inputs()
         state = ctx.ws.read_state() or {}
         wf = ctx.wf
         return [state.get("inputs"), wf.input.text_field, wf.input.id_field, max_document_tokens(wf)]

@@ -229,6 +229,22 @@ def fold_journal(path: Path, wait_ms: int = 2000) -> bool:
         return False
 
 
+def check_schema(path: Path, version: int, existing: set[str]) -> None:
+    """Refuses, by name, a database that lost what sadedup made in it: a table gone from one at
+    this schema version, or an empty file where the folder's stages have run (its ingest
+    folder is there). Either was made anew without a word, the folder's history with it, and
+    a reader failed with "internal error: no such table"."""
+    def damaged(why: str) -> SadedupError:
+        return SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over")
+
+    if version == SCHEMA_VERSION and existing:
+        gone = sorted(set(metadata.tables) - existing)
+        if gone:
+            raise damaged(f"its table {gone[0]} is gone")
+    if not existing and version == 0 and (Path(path).parent / "ingest").exists():
+        raise damaged("it is empty, and the folder's stages have run")
+
+
 def _migrate(engine: Engine) -> None:
     with engine.begin() as c:
         version = c.exec_driver_sql("PRAGMA user_version").scalar()
@@ -236,6 +252,7 @@ def _migrate(engine: Engine) -> None:
             raise SadedupError(f"{engine.url.database} was written by a newer sadedup (schema {version}, this one "
                                f"reads {SCHEMA_VERSION}); upgrade sadedup")
         existing = {r[0] for r in c.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        check_schema(Path(engine.url.database), version, existing)
         if existing and version < SCHEMA_VERSION:
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 for table, column, decl in _ADDED.get(v, []):
@@ -298,6 +315,16 @@ def open_readonly(workdir: Path, immutable: bool = False) -> sqlite3.Connection:
     conn = sqlite3.connect(uri, uri=True)
     conn.execute("PRAGMA query_only=ON")
     conn.set_authorizer(_read_only_authorizer)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError:
+        return conn  # not a database at all: said by the first query, as it always was
+    try:
+        check_schema(Path(workdir) / DB_NAME, version, tables)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

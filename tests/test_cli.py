@@ -194,13 +194,16 @@ def test_status_names_a_failed_stage_and_its_reason(cli, tmp_path):
     p = cli("export", w, "--output", tmp_path / "missing" / "out.jsonl", check=False)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "does not exist" in p.stderr
     assert "pending: export (pending: not run yet)" in cli("status", w).stdout
-    # an input changed under the work folder is found by the export itself: it fails, and says why
+    # an input changed under the work folder refuses the export before it starts, and says why;
+    # status says it of ingest, from which every stage after it is stale
     os.utime(inp, ns=(1, 1))
     p = cli("export", w, "--output", tmp_path / "out.jsonl", check=False)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1
+    why = f"inputs changed since work folder {w} was made ({inp} was modified)"
+    assert why in p.stderr
     st = cli("status", w).stdout
-    assert "export" in st and "failed" in st and f"inputs changed since work folder {w} was made ({inp} was modified)" in st
-    assert "pending: export (failed: " in st
+    assert f"pending: ingest (stale: {why}" in " ".join(st.split())
+    assert "tokenize (stale: ingest is not current)" in st
 
 
 def test_memory_budget_sets_the_shard_size(cli, tmp_path):

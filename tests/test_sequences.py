@@ -464,6 +464,27 @@ def test_a_refused_rerun_keeps_nothing_and_a_lost_state_is_named(cli, corpus, tm
         one_line_refusal(cli(*command, check=False), f"{w / 'state.json'} is missing")
 
 
+@pytest.mark.parametrize("damage", ["empty", "drop spans"])
+def test_a_database_that_lost_its_tables_is_refused_by_name(cli, corpus, fresh, first_run, tmp_path, damage):
+    """An emptied sadedup.db, or one a table was dropped from: status said "internal error: no
+    such table" and a run made it anew without a word, the folder's history gone. Every
+    command names it damaged; --restart then gives a fresh run's output (helper-56)."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    first_run(w)
+    if damage == "empty":
+        os.truncate(w / "sadedup.db", 0)
+    else:
+        con = sqlite3.connect(w / "sadedup.db")
+        con.execute("DROP TABLE spans")
+        con.close()
+    for command in (("status", w), ("run", "--workdir", w, "--output", out), ("export", w, "--output", out),
+                    ("sql", w, "SELECT 1")):
+        one_line_refusal(cli(*command, check=False), f"{w / 'sadedup.db'} is damaged", "--restart")
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, "--restart")
+    want, want_decisions = fresh()
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+
+
 def test_machine_values_are_resolved_once_and_recorded(cli, corpus, tmp_path):
     """`auto` values are resolved when the folder is configured and kept: a later run (on a
     machine that would resolve them differently) uses the recorded ones."""

@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import (Column, Connection, Engine, Float, Index, Integer, MetaData, String, Table, Text,
                         create_engine, event, exc, text)
 
-from .errors import Interrupted, SadedupError
+from .errors import Interrupted, SadedupError, damaged
 from .store import column_rows  # noqa: F401  (db.column_rows: the rows bulk_insert takes)
 
 metadata = MetaData()
@@ -234,15 +234,12 @@ def check_schema(path: Path, version: int, existing: set[str]) -> None:
     this schema version, or an empty file where the folder's stages have run (its ingest
     folder is there). Either was made anew without a word, the folder's history with it, and
     a reader failed with "internal error: no such table"."""
-    def damaged(why: str) -> SadedupError:
-        return SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over")
-
     if version == SCHEMA_VERSION and existing:
         gone = sorted(set(metadata.tables) - existing)
         if gone:
-            raise damaged(f"its table {gone[0]} is gone")
+            raise damaged(path, f"its table {gone[0]} is gone")
     if not existing and version == 0 and (Path(path).parent / "ingest").exists():
-        raise damaged("it is empty, and the folder's stages have run")
+        raise damaged(path, "it is empty, and the folder's stages have run")
 
 
 def _migrate(engine: Engine) -> None:

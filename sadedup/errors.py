@@ -10,6 +10,12 @@ class SadedupError(Exception):
     """A problem with the user's input, configuration or environment, said in one line."""
 
 
+def damaged(what: object, why: object) -> SadedupError:
+    """A record of the work folder that nothing can rebuild (state.json, sadedup.db) is damaged:
+    one line, the same wherever it is found, with the way out."""
+    return SadedupError(f"{what} is damaged ({why}); `--restart` starts the work folder over")
+
+
 class ConfigError(SadedupError):
     """A workflow key is unknown, has the wrong type, or a value is out of range."""
 
@@ -83,7 +89,7 @@ def environment_error(exc: BaseException, workdir: str | Path | None = None) -> 
         if isinstance(orig, sqlite3.DatabaseError) and getattr(orig, "sqlite_errorname", "") in _DAMAGED:
             # a page found damaged by a query after the database opened (its first pages read well)
             where = Path(workdir) / "sadedup.db" if workdir else "the work folder's database sadedup.db"
-            return SadedupError(f"{where} is damaged ({orig}); `--restart` starts the work folder over")
+            return damaged(where, orig)
     for e in reversed(chain):
         if isinstance(e, OSError) and e.filename is not None and e.strerror:
             return SadedupError(f"{e.strerror}: {e.filename}")

@@ -102,26 +102,26 @@ class Output:
         name = p.name.removesuffix(".partial")
         if name.startswith(".") and name.endswith(".sadedup-lock"):
             name = name[1:].removesuffix(".sadedup-lock")
-        if not self.sharded:
-            return name == spec.name
-        regex = re.compile("".join(re.escape(text) + (r"[-+ ]*\d+" if field is not None else "")
-                                   for text, field, _, _ in string.Formatter().parse(spec.name)))
-        return regex.fullmatch(name) is not None
+        return name == spec.name if not self.sharded else _parts_of(spec.name).fullmatch(name) is not None
 
     def _check_parts(self, inputs: list, claimed: list[tuple[str, str]]) -> None:
         """Every part, not only the first, refused over an input or a claimed file: with
         inputs a.jsonl and q-00001.jsonl, output q-{shard:05d}.jsonl wrote its part 1 over
         the second input. A part is any name the pattern makes, whatever the part count."""
         _check_pattern(self.spec)
-        folder, name = Path(self.spec).parent.resolve(), Path(self.spec).name
-        regex = re.compile("".join(re.escape(text) + (r"[-+ ]*\d+" if field is not None else "")
-                                   for text, field, _, _ in string.Formatter().parse(name)))
+        folder, regex = Path(self.spec).parent.resolve(), _parts_of(Path(self.spec).name)
         for path, what in [*((i, "one of the inputs") for i in inputs), *claimed]:
             if is_url(path):
                 continue
             p = Path(path).resolve()
             if p.parent == folder and regex.fullmatch(p.name):
                 raise SadedupError(f"output {self.spec}: its part {p.name} is {what}; write it elsewhere")
+
+
+def _parts_of(name: str) -> "re.Pattern[str]":
+    """The file names a sharded output's name pattern makes, whatever the part count."""
+    return re.compile("".join(re.escape(text) + (r"[-+ ]*\d+" if field is not None else "")
+                              for text, field, _, _ in string.Formatter().parse(name)))
 
 
 def _check_pattern(spec: str) -> None:
@@ -227,10 +227,8 @@ def written_by(workdir: str | Path, output: str | Path | None, *files: str) -> C
         p = Path(path)
         if p.is_relative_to(root) or p.name.startswith(".sadedup-probe-"):
             return True
-        for out in outs:
-            if out.names(path):
-                return p.name.endswith((".partial", ".sadedup-lock")) or written_here(path, root)
-        return False
+        return any(out.names(path) for out in outs) and (
+            p.name.endswith((".partial", ".sadedup-lock")) or written_here(path, root))
 
     return test
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import __version__, db, faults, graph, reference
 from .config import Workflow, anchored, apply_overrides, load_workflow, unmatched_sources, workflow_from_dict
-from .errors import InputsChanged, Interrupted, SadedupError, environment_error
+from .errors import InputsChanged, Interrupted, SadedupError, damaged, environment_error
 from .executor import make_executor
 from .readers import expand_inputs
 from .stages.base import Context, Stage
@@ -105,7 +105,7 @@ def _recorded_workflow(workdir: str | Path, restart: bool = False) -> Workflow |
         if restart:
             return None
         why = f"no {e} in it" if isinstance(e, KeyError) else str(e)
-        raise SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over") from None
+        raise damaged(path, why) from None
 
 
 def _say_kept(workdir: str | Path, wf: Workflow, overrides: list[str] | None) -> None:

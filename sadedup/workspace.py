@@ -39,7 +39,7 @@ import xxhash
 
 from . import __version__, db, graph, native
 from .config import Workflow, workflow_from_dict
-from .errors import InputsChanged, SadedupError, note_path
+from .errors import InputsChanged, SadedupError, damaged, note_path
 from .provenance import Provenance
 from .locations import Url, has_glob, is_url, without_file_scheme
 from .outputs import output_of, written_by
@@ -576,8 +576,7 @@ class Workspace:
             try:
                 wf = workflow_from_dict(state["workflow"])
             except SadedupError as e:
-                raise SadedupError(f"{self.state_path} is damaged ({e}); `--restart` starts the work folder "
-                                   f"over") from None
+                raise damaged(self.state_path, e) from None
             self._workflow, self._workflow_stamp = apply_resolved(wf, state.get("resolved") or {}), stamp
         return self._workflow
 
@@ -789,21 +788,18 @@ def load_state(path: Path) -> dict:
     output, which nothing else can rebuild, so a value changed in it (a digit, and the file
     still parses) is damage refused by name, never taken as a setting. A state without a
     checksum (an older sadedup's) is taken as it is."""
-    def damaged(why: str) -> SadedupError:
-        return SadedupError(f"{path} is damaged ({why}); `--restart` starts the work folder over")
-
     try:
         state = json.loads(path.read_text())
     except (ValueError, UnicodeDecodeError) as e:
-        raise damaged(str(e)) from None
+        raise damaged(path, str(e)) from None
     except OSError as e:  # a folder in its place, unreadable: said as before the checksum came
-        raise damaged(e.strerror or str(e)) from None
+        raise damaged(path, e.strerror or str(e)) from None
     if not isinstance(state, dict):
-        raise damaged("not a JSON object")
+        raise damaged(path, "not a JSON object")
     if "checksum" in state:
         body = {k: v for k, v in state.items() if k != "checksum"}
         if state["checksum"] != _state_sum(body):
-            raise damaged("its checksum does not match its contents")
+            raise damaged(path, "its checksum does not match its contents")
     return state
 
 

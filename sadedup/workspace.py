@@ -771,6 +771,9 @@ def ran_here(root: Path) -> bool:
     try:
         con = db.open_readonly(root)
         try:
+            # a run killed while it made the database leaves it without its tables: nothing ran
+            if con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone() is None:
+                return False
             return con.execute("SELECT EXISTS (SELECT 1 FROM runs)").fetchone()[0] == 1
         finally:
             con.close()

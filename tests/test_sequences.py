@@ -464,6 +464,20 @@ def test_a_refused_rerun_keeps_nothing_and_a_lost_state_is_named(cli, corpus, tm
         one_line_refusal(cli(*command, check=False), f"{w / 'state.json'} is missing")
 
 
+def test_a_run_killed_while_making_its_database_resumes(cli, corpus, fresh, tmp_path):
+    """A first run killed as it made the database (the file there, none of its tables, no
+    state.json yet) is resumed by the same command: it was called \"state.json is missing\",
+    as if a command had run there (test_resume's random kills, once in a while)."""
+    w, out = tmp_path / "w", tmp_path / "out.jsonl"
+    p = cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL, check=False,
+            env={"SADEDUP_CRASH": "workdir.locked"})
+    assert p.returncode == -signal.SIGKILL and not (w / "state.json").exists()
+    (w / "sadedup.db").touch()
+    cli("run", "--input", corpus, "--output", out, "--workdir", w, *SMALL)
+    want, want_decisions = fresh()
+    assert out.read_bytes() == want and decisions(w) == want_decisions
+
+
 @pytest.mark.parametrize("damage", ["empty", "drop spans"])
 def test_a_database_that_lost_its_tables_is_refused_by_name(cli, corpus, fresh, first_run, tmp_path, damage):
     """An emptied sadedup.db, or one a table was dropped from: status said "internal error: no

@@ -132,6 +132,10 @@ def _substring_state(ws: Workspace, command: str) -> dict[str, dict[str, Any]]:
         if live is not None:  # a run is bringing it current: advising a stage command would be refused
             raise SadedupError(f"{command}: a sadedup run{live} is working in {ws.root} and has not finished the "
                                f"substring stage yet (tokenize: {t['why']}); ask again when it has")
+        try:  # the inputs changed: advising `run` would be refused for them (it needs --restart)
+            ws.check_inputs()
+        except SadedupError as e:
+            raise SadedupError(f"{command}: the substring stage of {ws.root} read other inputs: {e}") from None
         how = stage_command(ws, (first_not_done(ws, "tokenize", states) or t)["stage"])
         what = "has not run" if t["state"] == "pending" else f"is {t['state']}"
         raise SadedupError(f"{command}: the substring stage {what} in {ws.root} (tokenize: {t['why']}), so there are "

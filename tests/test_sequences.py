@@ -391,8 +391,10 @@ def test_a_file_added_to_an_input_folder_is_a_change_of_the_inputs(cli, corpus, 
     cli("run", "--input", spec, "--output", out, "--workdir", w, *SMALL)
     (data / "b.jsonl").write_bytes(b"".join(lines[len(lines) // 2:]))
     # a stage command too, with a setting changed or not: it ran on the former text, exit 0
+    # and count and locate: they answered for the former text, or advised a `run` that refuses
     for command in (("run", "--workdir", w), ("export", w), ("exact", w), ("minhash", w, "--set",
-                                                                          "minhash.threshold=0.7")):
+                                                                          "minhash.threshold=0.7"),
+                    ("count", w, "the"), ("locate", w, "the")):
         one_line_refusal(cli(*command, check=False), f"inputs changed since work folder {w} was made "
                          f"({(data / 'b.jsonl').resolve()} is new)")
     # and status says so from ingest on, not only of the export

@@ -200,15 +200,35 @@ def local_folder(value: str, what: str = "work folder") -> Path:
     return Path(without_file_scheme(value))
 
 
+def hidden_below(path: str, top: str) -> bool:
+    """`path` (under `top`, both with "/") has a name starting with "." below `top`: a
+    version-control folder (.git), an editor's swap file, a tool's half-written .tmp file.
+    Such entries of an input folder are left out of its listing, as `ls` and a glob's `*` do
+    (Python's glob and the shell never match them), so a folder and `folder/**/*` name the same
+    files, and a commit in a folder under version control does not change the run's inputs."""
+    rel = path[len(top):] if path.startswith(top) else path
+    return any(part.startswith(".") for part in rel.split("/") if part)
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The components of a glob before its first wildcard one, with a trailing "/"."""
+    parts = pattern.split("/")
+    n = next((i for i, p in enumerate(parts) if any(c in p for c in GLOB_CHARS)), len(parts))
+    return "/".join(parts[:n]) + "/"
+
+
 def expand_glob(pattern: str) -> list[AnyPath]:
-    """The files a glob names, sorted (local or remote); [] when none."""
+    """The files a glob names, sorted (local or remote); [] when none. A wildcard never
+    matches a name starting with "." (hidden_below), on a remote store as on this machine."""
     pattern = without_file_scheme(pattern)
     if not is_url(pattern):
         return [Path(p) for p in sorted(globmod.glob(pattern, recursive=True)) if os.path.isfile(p)]
     fs, path = _filesystem(pattern)
     protocol = scheme(pattern)
+    top = _literal_prefix(path)
     try:
-        found = sorted(p for p, info in fs.glob(path, detail=True).items() if info.get("type") != "directory")
+        found = sorted(p for p, info in fs.glob(path, detail=True).items()
+                       if info.get("type") != "directory" and not hidden_below(p, top))
         if not found:  # nothing matched: say so, unless the bucket itself is missing or refused
             root = path.split("/", 1)[0]
             fs.ls(root)
@@ -218,9 +238,11 @@ def expand_glob(pattern: str) -> list[AnyPath]:
 
 
 def list_folder(url: Url) -> list[Url]:
-    """Every object under a remote folder (prefix), sorted by path."""
+    """Every object under a remote folder (prefix), sorted by path, but those with a name
+    starting with "." below it (hidden_below)."""
+    top = url.fspath.rstrip("/") + "/"
     try:
-        found = sorted(url.fs.find(url.fspath))
+        found = sorted(p for p in url.fs.find(url.fspath) if not hidden_below(p, top))
     except Exception as e:
         raise remote_error(url.url, e, "cannot list it") from None
     return [Url(_unstrip(url.fs, scheme(url.url), p), url.fs, p) for p in found]

@@ -70,9 +70,11 @@ def expand_inputs(paths: list[str | Path], leave_out: Callable[[str], bool] | No
 
     Returns the readable inputs and, for entries inside folders that are not read (no known
     format, a plain .json file, a link to a folder, a broken link, not a regular file),
-    (absolute path, reason) pairs for `input_errors`: nothing in a folder is skipped silently.
-    A named path that is missing or of an unknown format, any file or folder that cannot be
-    read, a file named as compressed that is not, and a folder with files but none to read,
+    (absolute path, reason) pairs for `input_errors`: nothing listed in a folder is skipped
+    silently. Names starting with "." inside a folder are not listed, as a glob's `*` never
+    matches them (locations.hidden_below). A named path that is missing or of an unknown
+    format, any file or folder that cannot be read, a file named as compressed that is not,
+    and a folder with files but none to read,
     stop the run.
     """
     files: list[InputFile] = []
@@ -102,6 +104,9 @@ def expand_inputs(paths: list[str | Path], leave_out: Callable[[str], bool] | No
                     here.append(inp)
             if not here and odd:  # a folder of other files (datasets' save_to_disk: .arrow): not a run over nothing
                 raise formats.folder_without_data(p, odd)
+            if not here:  # an empty folder (or one of hidden files only): not a run over nothing either
+                raise SadedupError(f"input {p}: the folder holds no file to read (use {formats.listed()}; names "
+                                   f"starting with \".\" are not read)")
             files += here
             skipped.extend(odd)
         elif p.is_file():
@@ -166,7 +171,8 @@ def _expand_pattern(given: str, skipped: list[tuple[str, str]],
 
 def _walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
     """Every regular file under `folder` (links to files followed), sorted by path; and the
-    entries that are not read, with why. An unreadable folder stops the run."""
+    entries that are not read, with why. Entries named with a leading "." are not listed at
+    all (locations.hidden_below). An unreadable folder stops the run."""
     found: list[Path] = []
     odd: list[tuple[str, str]] = []
 
@@ -175,6 +181,8 @@ def _walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
 
     for root, dirs, names in os.walk(folder, onerror=fail):
         top = Path(root)
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        names = [n for n in names if not n.startswith(".")]
         for d in list(dirs):
             if (top / d).is_symlink():
                 dirs.remove(d)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -111,17 +112,24 @@ def _hf_shards(d: Path, t: list[str]) -> tuple[pa.Schema, list[dict]]:
 
 
 def test_huggingface_folder(cli, tmp_path):
+    """Its data is read, its metadata files recorded in input_errors, and what is hidden
+    (.gitattributes, .git/) not listed at all."""
     t = texts(6, 30)
     d = tmp_path / "dataset"
     schema, rows = _hf_shards(d, t)
     (d / "state.json").write_text('{"_fingerprint": "abc"}')
     (d / "data" / "dataset_info.json").write_text('{"text": "not a row"}')
+    # cloned from the Hub: git's own folder (a shard's blob in it, under its hash) and a
+    # half-written hidden file are no one's data: not listed, as a glob's * skips them
+    (d / ".git" / "lfs" / "objects" / "ab").mkdir(parents=True)
+    (d / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    shutil.copy(d / "data" / "train-00000-of-00002.parquet", d / ".git" / "lfs" / "objects" / "ab" / "abcdef")
+    (d / "data" / ".train-00002-of-00002.parquet.tmp.jsonl").write_text('{"text": "a half-written row"}\n')
     run(cli, tmp_path, d, out="out.parquet")
     w = tmp_path / "w"
     why_json = "a .json file inside a folder is taken for metadata: not read (name it with --input to read its rows)"
     use = f"(use {formats.listed()})"
     assert input_errors(w) == sorted([
-        (str(d / ".gitattributes"), None, f"unsupported file type (none): not read {use}"),
         (str(d / "README.md"), None, f"unsupported file type .md: not read {use}"),
         (str(d / "data" / "dataset_info.json"), None, why_json),
         (str(d / "dataset_infos.json"), None, why_json),
@@ -131,6 +139,9 @@ def test_huggingface_folder(cli, tmp_path):
     out = pq.read_table(tmp_path / "out.parquet")
     assert out.schema.equals(schema, check_metadata=True)
     assert out.to_pylist() == rows
+    # a git command in the folder changes only what is hidden: the run's inputs are as they were
+    (d / ".git" / "index").write_bytes(b"DIRC")
+    assert "pending: nothing" in cli("status", w).stdout
 
 
 def test_json_named_explicitly_is_read_as_jsonl(cli, tmp_path):
@@ -152,6 +163,20 @@ def test_folder_with_no_data_file(cli, tmp_path):
     p = run(cli, tmp_path, d, check=False)
     assert_one_line(p, f"input folder {d}: no file in it is read (3 skipped: data-00000-of-00001.arrow, "
                        f"dataset_info.json, state.json); use {formats.listed()}")
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_an_empty_folder_is_refused_not_called_no_input(cli, tmp_path, hidden):
+    """An empty folder, or one of hidden files only, as --input: "no input given" named no
+    file, though one was given; a folder that holds nothing to read is refused by name."""
+    d = tmp_path / "empty"
+    (d / ".git").mkdir(parents=True)
+    if hidden:
+        write_lines(d / ".rows.jsonl", [line(1, "a hidden file is no one's data")])
+    p = run(cli, tmp_path, d, check=False)
+    assert_one_line(p, f"input {d}: the folder holds no file to read (use {formats.listed()}; names starting "
+                       f"with \".\" are not read)")
     assert not (tmp_path / "w").exists()
 
 

@@ -127,6 +127,10 @@ def test_glob_input_and_sharded_output_on_s3_equal_the_local_run(cli, s3, inputs
     local = {p.name: p.read_bytes() for p in sorted((tmp_path / "out").iterdir())}
     assert sorted(local) == ["part-00000.jsonl", "part-00001.jsonl", "part-00002.jsonl"]
     _upload(client, inputs, "crawl", "dump1")
+    # hidden objects (a writer's half-written part, a git folder) are read by neither the glob
+    # nor the folder URL, as a local glob and folder skip them
+    client.put_object(Bucket="crawl", Key="dump1/.part-9.jsonl", Body=b'{"id": "h", "text": "half written"}\n')
+    client.put_object(Bucket="crawl", Key="dump1/.git/HEAD", Body=b"ref: refs/heads/main\n")
     cli("run", "--input", "s3://crawl/dump1/*.jsonl*", "--output", "s3://clean/d1/part-{shard:05d}.jsonl",
         "--workdir", tmp_path / "sw", *SMALL, env=env)
     assert _get(client, "clean", "d1/") == local

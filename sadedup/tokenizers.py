@@ -266,7 +266,13 @@ class ByteTokenizer:
         for _ in range(3):
             b = b - ((b > a) & (b < end_of_doc) & cont(b))
         b = np.where((b < end_of_doc) & cont(b), a, b)
-        return native.count_chars(tokens, base, a), native.count_chars(tokens, base, b)
+        # in (document, start) order each document's text is read once (native.count_chars
+        # goes on from the range before when the start is the same); b from a, not again
+        # from the document's start
+        order = np.lexsort((a, base))
+        ca = np.empty(len(a), np.int64)
+        ca[order] = native.count_chars(tokens, base[order], a[order])
+        return ca, ca + native.count_chars(tokens, a, b)
 
 
 class _ModelFile:

@@ -333,6 +333,12 @@ def test_count_chars_matches_decoding(text, data):
     assert got.tolist() == [sum(1 for c in raw[cuts[0]:cuts[1]] if c & 0xC0 != 0x80)]
     with pytest.raises(ValueError):
         native.count_chars(T, np.array([0]), np.array([len(raw) + 1]))
+    # many ranges, as spans ask: starts shared (a document's), ends rising, falling or equal
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(sorted({0, cuts[0], cuts[1]})), st.integers(0, len(raw))),
+                               max_size=12))
+    pairs = [(a, max(a, b)) for a, b in pairs]
+    got = native.count_chars(T, np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64))
+    assert got.tolist() == [sum(1 for c in raw[a:b] if c & 0xC0 != 0x80) for a, b in pairs]
 
 
 @settings(max_examples=50, deadline=None)

@@ -74,8 +74,7 @@ def expand_inputs(paths: list[str | Path], leave_out: Callable[[str], bool] | No
     silently. Names starting with "." inside a folder are not listed, as a glob's `*` never
     matches them (locations.hidden_below). A named path that is missing or of an unknown
     format, any file or folder that cannot be read, a file named as compressed that is not,
-    and a folder with files but none to read,
-    stop the run.
+    and a folder with nothing to read (empty, or holding no data file) stop the run.
     """
     files: list[InputFile] = []
     skipped: list[tuple[str, str]] = []

@@ -74,7 +74,7 @@ def expand_inputs(paths: list[str | Path], leave_out: Callable[[str], bool] | No
     silently. Names starting with "." inside a folder are not listed, as a glob's `*` never
     matches them (locations.hidden_below). A named path that is missing or of an unknown
     format, any file or folder that cannot be read, a file named as compressed that is not,
-    and a folder with nothing to read (empty, or holding no data file) stop the run.
+    and a folder holding files but no data file stop the run.
     """
     files: list[InputFile] = []
     skipped: list[tuple[str, str]] = []
@@ -103,9 +103,6 @@ def expand_inputs(paths: list[str | Path], leave_out: Callable[[str], bool] | No
                     here.append(inp)
             if not here and odd:  # a folder of other files (datasets' save_to_disk: .arrow): not a run over nothing
                 raise formats.folder_without_data(p, odd)
-            if not here:  # an empty folder (or one of hidden files only): not a run over nothing either
-                raise SadedupError(f"input {p}: the folder holds no file to read (use {formats.listed()}; names "
-                                   f"starting with \".\" are not read)")
             files += here
             skipped.extend(odd)
         elif p.is_file():

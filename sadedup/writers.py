@@ -532,6 +532,29 @@ def check_outside(path: str | Path, workdir: str | Path, name: str = "output", s
                            f"write it elsewhere")
 
 
+def check_apart_remote(url: str, inputs: list[str | Path] = (), name: str = "output") -> None:
+    """Refuses an output URL that is one of the input URLs, matches an input glob, or lies
+    under an input folder URL: writing it would replace the rows being read (no local path
+    to resolve; the URLs are compared as given, a trailing "/" aside)."""
+    import fnmatch
+
+    from .locations import has_glob, without_file_scheme
+
+    out = str(url).rstrip("/")
+    for i in inputs:
+        i = str(without_file_scheme(str(i)))
+        if not is_url(i):
+            continue
+        if has_glob(i):
+            if fnmatch.fnmatchcase(out, i.rstrip("/")):
+                raise SadedupError(f"{name} {url} is one of the inputs (it matches {i}); write it elsewhere")
+            continue
+        if out == i.rstrip("/"):
+            raise SadedupError(f"{name} {url} is one of the inputs; write it elsewhere")
+        if out.startswith(i.rstrip("/") + "/"):
+            raise SadedupError(f"{name} {url} is inside the input folder {i}; write it elsewhere")
+
+
 def check_apart(path: str | Path, inputs: list[str | Path] = (), claimed: list[tuple[str, str]] = (),
                 name: str = "output") -> None:
     """Refuses a file to write (`name` says which) that is one of the inputs or inside an input

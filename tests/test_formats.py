@@ -166,20 +166,6 @@ def test_folder_with_no_data_file(cli, tmp_path):
     assert not (tmp_path / "w").exists()
 
 
-@pytest.mark.parametrize("hidden", [False, True])
-def test_an_empty_folder_is_refused_not_called_no_input(cli, tmp_path, hidden):
-    """An empty folder, or one of hidden files only, as --input: "no input given" named no
-    file, though one was given; a folder that holds nothing to read is refused by name."""
-    d = tmp_path / "empty"
-    (d / ".git").mkdir(parents=True)
-    if hidden:
-        write_lines(d / ".rows.jsonl", [line(1, "a hidden file is no one's data")])
-    p = run(cli, tmp_path, d, check=False)
-    assert_one_line(p, f"input {d}: the folder holds no file to read (use {formats.listed()}; names starting "
-                       f"with \".\" are not read)")
-    assert not (tmp_path / "w").exists()
-
-
 # ---- Parquet output: one schema for all the inputs
 
 def test_parquet_shards_with_differing_schemas_are_unified(cli, tmp_path):

@@ -333,3 +333,19 @@ def test_file_urls_name_the_local_files(cli, inputs, tmp_path):
     glob = f"file://{inputs}/*.jsonl*"
     cli("run", "--input", glob, "--output", f"file://{tmp_path / 'g.jsonl'}", "--workdir", tmp_path / "w2", *SMALL)
     assert (tmp_path / "g.jsonl").read_bytes() == plain.read_bytes()
+
+
+def test_an_output_url_over_an_input_url_is_refused_before_any_work(cli, s3, inputs, tmp_path):
+    """An output URL that is an input URL, matches an input glob or lies under an input folder
+    URL was let through (only local paths were compared): the output replaced the input it was
+    reading, rows lost. Now it is one line, and the input is as it was."""
+    env, client = s3
+    _upload(client, inputs, "crawl", "dump9")
+    before = _get(client, "crawl", "dump9/")
+    for i, (given, out, words) in enumerate([
+            ("s3://crawl/dump9/a.jsonl", "s3://crawl/dump9/a.jsonl", "is one of the inputs"),
+            ("s3://crawl/dump9/*.jsonl", "s3://crawl/dump9/a.jsonl", "is one of the inputs (it matches"),
+            ("s3://crawl/dump9/", "s3://crawl/dump9/out.jsonl", "is inside the input folder s3://crawl/dump9/")]):
+        one_line(cli("run", "--input", given, "--output", out, "--workdir", tmp_path / f"w{i}", *SMALL, env=env,
+                     check=False), f"output {out}", words)
+    assert _get(client, "crawl", "dump9/") == before

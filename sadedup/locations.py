@@ -200,6 +200,11 @@ def local_folder(value: str, what: str = "work folder") -> Path:
     return Path(without_file_scheme(value))
 
 
+def hidden(name: str) -> bool:
+    """A file or folder name left out of an input folder's listing (hidden_below)."""
+    return name.startswith(".")
+
+
 def hidden_below(path: str, top: str) -> bool:
     """`path` (under `top`, both with "/") has a name starting with "." below `top`: a
     version-control folder (.git), an editor's swap file, a tool's half-written .tmp file.
@@ -207,7 +212,7 @@ def hidden_below(path: str, top: str) -> bool:
     (Python's glob and the shell never match them), so a folder and `folder/**/*` name the same
     files, and a commit in a folder under version control does not change the run's inputs."""
     rel = path[len(top):] if path.startswith(top) else path
-    return any(part.startswith(".") for part in rel.split("/") if part)
+    return any(hidden(part) for part in rel.split("/") if part)
 
 
 def _literal_prefix(pattern: str) -> str:

@@ -72,11 +72,11 @@ class Output:
         from .writers import check_output
 
         if self.remote:
-            from .writers import check_apart_remote
+            from .writers import check_apart
 
             formats.output_kind(self.first)
             # the inputs as given (a folder, a glob) and the files they stand for
-            check_apart_remote(self.part(0), [*map(str, inputs), *(str(c) for c, _ in claimed)])
+            check_apart(self.part(0), inputs, claimed)
             url = self.url()
             try:
                 if url.is_dir():

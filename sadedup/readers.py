@@ -42,7 +42,7 @@ import zstandard
 from . import formats
 from .errors import SadedupError
 from .formats import InputFile, detect  # noqa: F401  (imported from here by other modules)
-from .locations import Url, expand_glob, has_glob, is_url, list_folder, without_file_scheme
+from .locations import Url, expand_glob, has_glob, hidden, is_url, list_folder, without_file_scheme
 
 if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
     import pyarrow as pa
@@ -167,8 +167,8 @@ def _expand_pattern(given: str, skipped: list[tuple[str, str]],
 
 def _walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
     """Every regular file under `folder` (links to files followed), sorted by path; and the
-    entries that are not read, with why. Entries named with a leading "." are not listed at
-    all (locations.hidden_below). An unreadable folder stops the run."""
+    entries that are not read, with why. Hidden entries (locations.hidden) are not listed at
+    all. An unreadable folder stops the run."""
     found: list[Path] = []
     odd: list[tuple[str, str]] = []
 
@@ -177,8 +177,8 @@ def _walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
 
     for root, dirs, names in os.walk(folder, onerror=fail):
         top = Path(root)
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        names = [n for n in names if not n.startswith(".")]
+        dirs[:] = [d for d in dirs if not hidden(d)]
+        names = [n for n in names if not hidden(n)]
         for d in list(dirs):
             if (top / d).is_symlink():
                 dirs.remove(d)

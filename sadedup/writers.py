@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import decimal
+import fnmatch
 import functools
 import gzip
 import json
@@ -34,7 +35,7 @@ import zstandard
 
 from . import formats
 from .errors import SadedupError, note_path
-from .locations import is_url
+from .locations import has_glob, is_url, without_file_scheme
 from .readers import Record, expand_inputs
 
 if TYPE_CHECKING:  # pyarrow takes a fifth of a second to import: only the Parquet paths import it, where they run
@@ -532,43 +533,34 @@ def check_outside(path: str | Path, workdir: str | Path, name: str = "output", s
                            f"write it elsewhere")
 
 
-def check_apart_remote(url: str, inputs: list[str | Path] = (), name: str = "output") -> None:
-    """Refuses an output URL that is one of the input URLs, matches an input glob, or lies
-    under an input folder URL: writing it would replace the rows being read (no local path
-    to resolve; the URLs are compared as given, a trailing "/" aside)."""
-    import fnmatch
-
-    from .locations import has_glob, without_file_scheme
-
-    out = str(url).rstrip("/")
-    for i in inputs:
-        i = str(without_file_scheme(str(i)))
-        if not is_url(i):
-            continue
-        if has_glob(i):
-            if fnmatch.fnmatchcase(out, i.rstrip("/")):
-                raise SadedupError(f"{name} {url} is one of the inputs (it matches {i}); write it elsewhere")
-            continue
-        if out == i.rstrip("/"):
-            raise SadedupError(f"{name} {url} is one of the inputs; write it elsewhere")
-        if out.startswith(i.rstrip("/") + "/"):
-            raise SadedupError(f"{name} {url} is inside the input folder {i}; write it elsewhere")
-
-
 def check_apart(path: str | Path, inputs: list[str | Path] = (), claimed: list[tuple[str, str]] = (),
                 name: str = "output") -> None:
-    """Refuses a file to write (`name` says which) that is one of the inputs or inside an input
-    folder, or one of the `claimed` (path, what it is) files (outputs.claimed)."""
-    path = Path(path)
-    real = path.resolve()
+    """Refuses a file to write (`name` says which) that is one of the inputs, matches an input
+    glob or lies inside an input folder, or is one of the `claimed` (path, what it is) files
+    (outputs.claimed). A local path is compared with the local ones, resolved; a URL with the
+    URLs, as given (a trailing "/" aside): writing it would replace the rows being read."""
+    remote = is_url(str(path))
+    real = None if remote else Path(path).resolve()
     for i, what in [*((i, "") for i in inputs), *claimed]:
-        if is_url(i):
+        i = without_file_scheme(str(i))
+        if is_url(i) != remote:
             continue
-        i = Path(i)
-        if real == i.resolve():
-            raise SadedupError(f"{name} {path} is {what or 'one of the inputs'}; write it elsewhere")
-        if i.is_dir() and real.is_relative_to(i.resolve()):
-            where = f"{i}, {what}" if what else f"the input folder {i}"
+        if remote:
+            out, given = str(path).rstrip("/"), str(i).rstrip("/")
+            if has_glob(given):
+                same, inside = fnmatch.fnmatchcase(out, given), False
+            else:
+                same, inside = out == given, out.startswith(given + "/")
+        else:
+            local = Path(i)
+            same = real == local.resolve()
+            inside = not same and local.is_dir() and real.is_relative_to(local.resolve())
+        if same:
+            matches = f" (it matches {i})" if remote and has_glob(str(i)) else ""
+            raise SadedupError(f"{name} {path} is {what or 'one of the inputs'}{matches}; write it elsewhere")
+        if inside:
+            shown = i if remote else local
+            where = f"{shown}, {what}" if what else f"the input folder {shown}"
             raise SadedupError(f"{name} {path} is inside {where}; write it elsewhere")
 
 
